@@ -1,0 +1,1 @@
+"""brokerstream tooling: the stack launcher, generators, load drivers and cost analytics."""

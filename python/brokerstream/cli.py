@@ -1,0 +1,177 @@
+"""./brokerstream COMMAND: install, start, inspect and stop the stack; run the tests.
+
+Every command reads the same configuration (platform/stack.env, overridable by environment).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from . import config
+from .launcher.progress import StepFailed
+
+
+def _stack(cfg):
+    from .launcher.provision import default_stack
+    return default_stack(cfg)
+
+
+def cmd_install(cfg, args) -> int:
+    from .launcher.install import install
+    install(cfg, skip_java=args.skip_java)
+    return 0
+
+
+def cmd_up(cfg, args) -> int:
+    if not args.no_install:
+        from .launcher.install import install
+        install(cfg, skip_java=False)
+    return 0 if _stack(cfg).up(args.services or None) else 1
+
+
+def cmd_provision(cfg, args) -> int:
+    """Topics, schemas, connectors and jobs against already running services (compose's init job)."""
+    return 0 if _stack(cfg).provision() else 1
+
+
+def cmd_down(cfg, args) -> int:
+    _stack(cfg).down(args.services or None)
+    return 0
+
+
+def cmd_status(cfg, args) -> int:
+    rows = _stack(cfg).status()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(f"{'SERVICE':<18} {'STATE':<10} {'PID':>7} {'RSS MB':>7}  PORTS")
+        for r in rows:
+            ports = " ".join(f"{k}={v}" for k, v in r["ports"].items())
+            print(f"{r['service']:<18} {r['state']:<10} {r['pid'] or '-':>7} "
+                  f"{r['rss_bytes'] / 2**20:>7.0f}  {ports}")
+        total = sum(r["rss_bytes"] for r in rows)
+        print(f"{'total':<18} {'':<10} {'':>7} {total / 2**20:>7.0f}")
+    wanted = [r for r in rows if r["state"] != "healthy"]
+    return 1 if (args.check and wanted) else 0
+
+
+def cmd_logs(cfg, args) -> int:
+    from .launcher.layout import Layout
+    path = Layout(cfg).log(args.service)
+    if not path.exists():
+        print(f"no log for {args.service} at {path}", file=sys.stderr)
+        return 1
+    argv = ["tail", "-n", str(args.lines)] + (["-F"] if args.follow else []) + [str(path)]
+    return subprocess.call(argv)
+
+
+def cmd_reset(cfg, args) -> int:
+    if not args.force:
+        answer = input(f"Stop the stack and delete {cfg.data_dir} (databases, topics, schemas)? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing deleted")
+            return 1
+    _stack(cfg).reset()
+    print(f"deleted {cfg.data_dir}")
+    return 0
+
+
+def cmd_topics(cfg, args) -> int:
+    from .topics import ensure_topics, load_catalog
+    topics = load_catalog(cfg)
+    if args.action == "list":
+        for t in topics:
+            print(f"{t.name:<20} partitions={t.partitions:<3} value={t.value or '-':<14} key={t.key}")
+        return 0
+    bootstrap = args.bootstrap or cfg.kafka_bootstrap
+    for name, what in ensure_topics(bootstrap, topics).items():
+        print(f"{name:<20} {what}")
+    return 0
+
+
+def cmd_test(cfg, args) -> int:
+    """The whole suite: install, Java unit tests, Python unit tests, integration tests on a real stack."""
+    from .launcher.install import install, maven, maven_env
+    from .launcher.layout import Layout
+    from .launcher.progress import say, step
+
+    install(cfg, skip_java=True)
+    if (cfg.root / "pom.xml").exists():
+        with step("test", "java build and unit tests (mvn package)"):
+            rc = subprocess.call(maven(cfg, Layout(cfg), "-f", str(cfg.root / "pom.xml"), "package"),
+                                 env=maven_env(cfg))
+            if rc != 0:
+                return rc
+    pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15"] + (["-x"] if args.exitfirst else [])
+    if args.k:
+        pytest += ["-k", args.k]
+    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration"])
+    for suite in suites:
+        say("test", f"pytest {suite}")
+        rc = subprocess.call(pytest + [suite], cwd=cfg.root)
+        if rc != 0:
+            return rc
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="brokerstream", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("install", help="download and build everything the stack needs (cached)")
+    s.add_argument("--skip-java", action="store_true", help="do not build our own jars")
+    s.set_defaults(func=cmd_install)
+
+    s = sub.add_parser("up", help="start the stack (or the named services and what they need)")
+    s.add_argument("services", nargs="*")
+    s.add_argument("--no-install", action="store_true", help="skip the (cached) install step")
+    s.set_defaults(func=cmd_up)
+
+    s = sub.add_parser("provision", help="create topics, schemas, connectors, jobs on running services")
+    s.set_defaults(func=cmd_provision)
+
+    s = sub.add_parser("down", help="stop what `up` started")
+    s.add_argument("services", nargs="*")
+    s.set_defaults(func=cmd_down)
+
+    s = sub.add_parser("status", help="each service: state, pid, RSS, ports")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--check", action="store_true", help="exit 1 unless every service is healthy")
+    s.set_defaults(func=cmd_status)
+
+    s = sub.add_parser("logs", help="the log of one service")
+    s.add_argument("service")
+    s.add_argument("-n", "--lines", type=int, default=100)
+    s.add_argument("-f", "--follow", action="store_true")
+    s.set_defaults(func=cmd_logs)
+
+    s = sub.add_parser("reset", help="stop the stack and wipe its data")
+    s.add_argument("--force", action="store_true", help="do not ask")
+    s.set_defaults(func=cmd_reset)
+
+    s = sub.add_parser("test", help="the whole test suite (what CI runs)")
+    s.add_argument("--unit", action="store_true", help="unit tests only: no stack")
+    s.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
+    s.add_argument("-k", help="only tests matching this pytest expression")
+    s.set_defaults(func=cmd_test)
+
+    s = sub.add_parser("topics", help="the topic catalog (platform/topics.yaml)")
+    s.add_argument("action", choices=["list", "create"])
+    s.add_argument("--bootstrap", help="broker to create topics on (default: the configured one)")
+    s.set_defaults(func=cmd_topics)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    cfg = config.load()
+    try:
+        return args.func(cfg, args)
+    except StepFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,155 @@
+"""Stack configuration: documented defaults in platform/stack.env, overridden by the environment.
+
+Every key of the defaults file may be overridden by an environment variable of the same name;
+values may refer to other keys as ${KEY}. The launcher, the tests and the tooling all read the
+configuration through `load()`, so a test stack is just a different environment.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULTS_FILE = ROOT / "platform" / "stack.env"
+
+_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
+_REF = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def parse_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; blank lines and # comments ignored. No quoting: values are taken verbatim."""
+    values: dict[str, str] = {}
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not _KEY.fullmatch(key):
+            raise ConfigError(f"{path}:{lineno}: expected KEY=VALUE, got {raw!r}")
+        values[key] = value.strip()
+    return values
+
+
+def _resolve(raw: Mapping[str, str]) -> dict[str, str]:
+    resolved: dict[str, str] = {}
+
+    def value_of(key: str, chain: tuple[str, ...]) -> str:
+        if key in resolved:
+            return resolved[key]
+        if key in chain:
+            raise ConfigError("circular reference: " + " -> ".join(chain + (key,)))
+        if key not in raw:
+            raise ConfigError(f"{chain[-1]} refers to undefined key {key}")
+        text = _REF.sub(lambda m: value_of(m.group(1), chain + (key,)), raw[key])
+        resolved[key] = text
+        return text
+
+    for key in raw:
+        value_of(key, ())
+    return resolved
+
+
+@dataclass(frozen=True)
+class Config:
+    values: Mapping[str, str]
+
+    def __getitem__(self, key: str) -> str:
+        try:
+            return self.values[key]
+        except KeyError:
+            raise ConfigError(f"unknown configuration key {key}") from None
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+    def int(self, key: str) -> int:
+        text = self[key]
+        try:
+            return int(text)
+        except ValueError:
+            raise ConfigError(f"{key} must be an integer, got {text!r}") from None
+
+    def path(self, key: str) -> Path:
+        return Path(self[key])
+
+    def port(self, name: str) -> int:
+        return self.int(f"BS_{name.upper()}_PORT")
+
+    @property
+    def root(self) -> Path:
+        return Path(self["BS_HOME"])
+
+    @property
+    def bind(self) -> str:
+        return self["BS_BIND"]
+
+    @property
+    def data_dir(self) -> Path:
+        return self.path("BS_DATA_DIR")
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.path("BS_CACHE_DIR")
+
+    @property
+    def run_dir(self) -> Path:
+        return self.data_dir / "run"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    # --- where clients find the services (native: derived from bind and ports; compose: containers)
+    @property
+    def kafka_bootstrap(self) -> str:
+        return self["BS_KAFKA_BOOTSTRAP"]
+
+    @property
+    def registry_url(self) -> str:
+        """The Confluent-compatible schema registry API."""
+        return self["BS_REGISTRY_URL"]
+
+    @property
+    def connect_url(self) -> str:
+        return self["BS_CONNECT_URL"]
+
+    @property
+    def flink_url(self) -> str:
+        return self["BS_FLINK_URL"]
+
+    @property
+    def sql_gateway_url(self) -> str:
+        return self["BS_SQL_GATEWAY_URL"]
+
+    @property
+    def gateway_url(self) -> str:
+        return self["BS_GATEWAY_URL"]
+
+    def postgres_dsn(self, db: str | None = None) -> str:
+        return (f"postgresql://{self['BS_POSTGRES_USER']}:{self['BS_POSTGRES_PASSWORD']}"
+                f"@{self['BS_POSTGRES_HOST']}:{self.port('postgres')}/{db or self['BS_POSTGRES_DB']}")
+
+    def java(self, min_version: int = 17) -> str:
+        home = self["BS_JAVA21_HOME"] if min_version > 17 else self.get("BS_JAVA_HOME", "")
+        return str(Path(home) / "bin" / "java") if home else "java"
+
+    def with_overrides(self, **overrides: str) -> "Config":
+        return Config({**self.values, **overrides})
+
+
+def load(environ: Mapping[str, str] | None = None, defaults_file: Path = DEFAULTS_FILE) -> Config:
+    environ = os.environ if environ is None else environ
+    raw = parse_env_file(defaults_file)
+    raw["BS_HOME"] = str(ROOT)
+    for key, value in environ.items():
+        if key in raw or key.startswith("BS_"):
+            raw[key] = value
+    return Config(_resolve(raw))

@@ -1,0 +1,154 @@
+"""`install`: everything the stack needs, from Debian packages and Maven Central, cached.
+
+Each step prints one progress line with its duration. A step whose inputs (its POM, the pinned
+versions) are unchanged since it last succeeded is skipped, so a second install does no network work.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..config import Config
+from .layout import Layout
+from .progress import StepFailed, run, say, step
+
+TAG = "install"
+RUNTIME_POMS = Path("platform") / "runtime"
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """Remembers that a step succeeded for a given digest of its inputs."""
+    path: Path
+    digest: str
+
+    def fresh(self) -> bool:
+        return self.path.exists() and self.path.read_text() == self.digest
+
+    def mark(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(self.digest)
+
+
+def digest_of(*parts: Path | str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.read_bytes() if isinstance(part, Path) else part.encode())
+    return h.hexdigest()[:20]
+
+
+def maven(cfg: Config, layout: Layout, *args: str, offline: bool = False) -> list[str]:
+    argv = ["mvn", "-q", "-B", "-s", str(cfg.root / ".mvn" / "settings.xml"),
+            f"-Dmaven.repo.local={layout.maven_repo}"]
+    if offline:
+        argv.append("-o")
+    return argv + list(args)
+
+
+def maven_env(cfg: Config) -> dict[str, str]:
+    env = dict(os.environ)
+    if cfg.get("BS_JAVA_HOME"):
+        env["JAVA_HOME"] = cfg["BS_JAVA_HOME"]
+    return env
+
+
+# --- steps -------------------------------------------------------------------------------------------
+
+def system_packages(cfg: Config, layout: Layout) -> None:
+    """PostgreSQL 15 server binaries and docker-compose (to validate the compose file) from Debian."""
+    missing = []
+    if not (cfg.path("BS_POSTGRES_BIN") / "postgres").exists():
+        missing.append("postgresql-15")
+    if shutil.which("docker-compose") is None:
+        missing.append("docker-compose")
+    java21 = Path(cfg["BS_JAVA21_HOME"]) / "bin" / "java"
+    if not java21.exists():
+        raise StepFailed(f"the schema registry needs Java 21 or newer: no {java21}; set BS_JAVA21_HOME")
+    if not missing:
+        say(TAG, "system packages: postgresql-15, docker-compose, Java 21+ present")
+        return
+    if os.geteuid() != 0:
+        raise StepFailed(f"missing Debian packages {missing}: run `apt-get install {' '.join(missing)}` as root")
+    with step(TAG, f"apt-get install {' '.join(missing)}"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        argv = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing]
+        if subprocess.run(argv, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+            run(["apt-get", "update", "-q"], env=env, what="apt-get update")
+            run(argv, env=env, what="apt-get install")
+
+
+def maven_runtime(name: str, pom: str, out: Callable[[Layout], Path],
+                  after: Callable[[Config, Layout], None] | None = None):
+    def install_step(cfg: Config, layout: Layout) -> None:
+        pom_path = cfg.root / RUNTIME_POMS / pom
+        target = out(layout)
+        stamp = Stamp(layout.stamps / f"{pom}.ok", digest_of(pom_path, str(target)))
+        if stamp.fresh() and target.exists():
+            say(TAG, f"{name}: cached in {target}")
+            return
+        with step(TAG, f"{name} from Maven Central"):
+            if target.exists():
+                shutil.rmtree(target)
+            run(maven(cfg, layout, "-f", str(pom_path), "package", f"-Dbs.out={target}"),
+                env=maven_env(cfg), log=layout.cfg.cache_dir / "logs" / f"{pom}.log", what=f"maven ({pom})")
+            if after is not None:
+                after(cfg, layout)
+        stamp.mark()
+    install_step.__name__ = name
+    return install_step
+
+
+def sync_plugin_manifests(cfg: Config, layout: Layout) -> None:
+    # Connect runs with plugin.discovery=service_load (fast start); the Apicurio converter jar has no
+    # ServiceLoader manifest, so Kafka's own tool writes one beside it.
+    run([cfg.java(), "-cp", str(layout.kafka_lib / "*"), "org.apache.kafka.tools.ConnectPluginPath",
+         "sync-manifests", "--plugin-path", str(layout.connect_plugins)],
+        log=cfg.cache_dir / "logs" / "sync-manifests.log", what="connect-plugin-path sync-manifests")
+
+
+def flink_distribution(cfg: Config, layout: Layout) -> None:
+    """Link the PyPI distribution's jars beside the extras, so the cluster sees one lib/ and opt/."""
+    home = layout.pyflink_home
+    for folder in ("lib", "opt"):
+        ours = layout.flink_runtime / folder
+        ours.mkdir(parents=True, exist_ok=True)
+        for jar in (home / folder).glob("*.jar"):
+            link = ours / jar.name
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(jar)
+    say(TAG, f"flink distribution: {home} linked into {layout.flink_runtime}")
+
+
+def java_build(cfg: Config, layout: Layout) -> None:
+    """Build our own jars (streams app, Flink jobs, shared schemas); tests run under `test`."""
+    if not (cfg.root / "pom.xml").exists():
+        return
+    with step(TAG, "java build (mvn package -DskipTests)"):
+        run(maven(cfg, layout, "-f", str(cfg.root / "pom.xml"), "package", "-DskipTests"),
+            env=maven_env(cfg), log=cfg.cache_dir / "logs" / "java-build.log", what="maven build")
+
+
+STEPS = [
+    system_packages,
+    maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
+    maven_runtime("connect plugins", "connect-plugins.pom.xml", lambda l: l.connect_plugins,
+                  after=sync_plugin_manifests),
+    maven_runtime("schema registry", "apicurio.pom.xml", lambda l: l.apicurio_home),
+    maven_runtime("flink extras", "flink-extras.pom.xml", lambda l: l.flink_runtime),
+    flink_distribution,
+    java_build,
+]
+
+
+def install(cfg: Config, *, skip_java: bool = False) -> None:
+    layout = Layout(cfg)
+    for install_step in STEPS:
+        if skip_java and install_step is java_build:
+            continue
+        install_step(cfg, layout)

@@ -1,0 +1,85 @@
+"""What every service of the native stack tells the launcher: how to prepare, start and probe it."""
+from __future__ import annotations
+
+import signal
+import socket
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ...config import Config
+from ..layout import Layout
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: Sequence[str]
+    env: Mapping[str, str] | None = None
+    cwd: Path | None = None
+    user: str | None = None
+
+
+@dataclass
+class Service:
+    cfg: Config
+    layout: Layout
+    name: str = field(init=False, default="")
+    needs: tuple[str, ...] = field(init=False, default=())
+    # SIGTERM is a graceful stop for the JVMs; Postgres wants SIGINT for a fast shutdown.
+    stop_signal: int = field(init=False, default=signal.SIGTERM)
+    stop_grace: float = field(init=False, default=30.0)
+
+    def ports(self) -> dict[str, int]:
+        return {}
+
+    def prepare(self) -> None:
+        """Idempotent setup before a start: folders, config files, first-time formatting."""
+
+    def launch(self) -> Launch:
+        raise NotImplementedError
+
+    def healthy(self) -> bool:
+        """One real request to the running service; True when it answers as a healthy one does."""
+        raise NotImplementedError
+
+    def after_start(self) -> None:
+        """Work that needs the service up (databases, users); idempotent."""
+
+    @property
+    def data(self) -> Path:
+        return self.layout.data(self.name)
+
+    @property
+    def log(self) -> Path:
+        return self.layout.log(self.name)
+
+
+def http_ok(url: str, timeout: float = 2.0) -> bytes | None:
+    """The body of a 2xx answer, or None for anything else (refused, timeout, error status)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.read() if 200 <= resp.status < 300 else None
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def port_open(host: str, port: int, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def java_opts(heap: str, *extra: str) -> list[str]:
+    # A capped heap keeps RSS predictable; a small initial heap keeps an idle stack small.
+    return ["-Xms64m", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50",
+            "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", *extra]

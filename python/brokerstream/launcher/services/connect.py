@@ -1,0 +1,70 @@
+"""Kafka Connect: one distributed worker with the Debezium and Apicurio converter plugins."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .base import Launch, Service, http_ok, java_opts, write_if_changed
+from .kafka import LOG4J
+
+REQUIRED_PLUGINS = (
+    "io.debezium.connector.postgresql.PostgresConnector",
+    "io.debezium.connector.jdbc.JdbcSinkConnector",
+)
+
+
+@dataclass
+class Connect(Service):
+    def __post_init__(self) -> None:
+        self.name = "connect"
+        self.needs = ("kafka",)
+
+    def ports(self) -> dict[str, int]:
+        return {"rest": self.cfg.port("connect")}
+
+    def properties(self) -> str:
+        host, port = self.cfg.bind, self.cfg.port("connect")
+        settings = {
+            "bootstrap.servers": f"{host}:{self.cfg.port('kafka')}",
+            "group.id": "brokerstream-connect",
+            "listeners": f"http://{host}:{port}",
+            "rest.advertised.host.name": host,
+            "rest.advertised.port": str(port),
+            # Connectors choose their own converters (connectors/*.json); these are the fallbacks.
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "config.storage.topic": "_connect-configs",
+            "offset.storage.topic": "_connect-offsets",
+            "status.storage.topic": "_connect-status",
+            "config.storage.replication.factor": "1",
+            "offset.storage.replication.factor": "1",
+            "status.storage.replication.factor": "1",
+            "offset.flush.interval.ms": "1000",
+            "plugin.path": str(self.layout.connect_plugins),
+            # Reading ServiceLoader manifests instead of scanning every jar: 4-8 s to ready, not 24 s.
+            "plugin.discovery": "service_load",
+            "exactly.once.source.support": "enabled",
+        }
+        return "".join(f"{k}={v}\n" for k, v in settings.items())
+
+    @property
+    def properties_file(self):
+        return self.data / "connect-distributed.properties"
+
+    def prepare(self) -> None:
+        self.data.mkdir(parents=True, exist_ok=True)
+        write_if_changed(self.properties_file, self.properties())
+
+    def launch(self) -> Launch:
+        argv = [self.cfg.java(), *java_opts(self.cfg["BS_CONNECT_HEAP"]),
+                f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
+                "-cp", str(self.layout.kafka_lib / "*"),
+                "org.apache.kafka.connect.cli.ConnectDistributed", str(self.properties_file)]
+        return Launch(argv=argv)
+
+    def healthy(self) -> bool:
+        body = http_ok(self.cfg.connect_url + "/connector-plugins")
+        if body is None:
+            return False
+        found = {p.get("class") for p in json.loads(body)}
+        return all(plugin in found for plugin in REQUIRED_PLUGINS)

@@ -1,0 +1,225 @@
+"""up / down / status of the native stack.
+
+`up` starts every service whose dependencies are healthy, in parallel where it can, waits on each
+service's real health check and prints one line per service with its time to ready. It is idempotent:
+a healthy service is left alone; a dead one (kill -9) is started again. `down` stops only processes
+whose pid files it wrote, dependents first, gracefully and then forcefully.
+"""
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..config import Config
+from .layout import Layout
+from .procs import listening_sockets, rss_bytes, spawn, terminate
+from .progress import say
+from .services import Service, all_services
+
+TAG = "up"
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    message: str
+
+
+@dataclass
+class Provisioner:
+    """Work after the services are healthy (topics, schemas, connectors, jobs); idempotent."""
+    name: str
+    needs: tuple[str, ...]
+    run: Callable[[Config], str]
+
+
+@dataclass
+class Stack:
+    cfg: Config
+    services: dict[str, Service] = field(init=False)
+    provisioners: list[Provisioner] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.layout = Layout(self.cfg)
+        self.services = all_services(self.cfg)
+
+    # --- dependency order ----------------------------------------------------------------------------
+    def closure(self, names: Iterable[str] | None) -> list[str]:
+        """The named services and everything they need, in start order."""
+        wanted = list(self.services) if not names else list(names)
+        unknown = [n for n in wanted if n not in self.services]
+        if unknown:
+            raise KeyError(f"unknown services {unknown}; known: {', '.join(self.services)}")
+        order: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in order:
+                return
+            for dep in self.services[name].needs:
+                visit(dep)
+            order.append(name)
+
+        for name in wanted:
+            visit(name)
+        return order
+
+    # --- up ------------------------------------------------------------------------------------------
+    def up(self, names: Iterable[str] | None = None) -> bool:
+        order = self.closure(names)
+        done = {n: threading.Event() for n in order}
+        outcomes: dict[str, Outcome] = {}
+        t_start = time.monotonic()
+
+        def bring_up(name: str) -> None:
+            svc = self.services[name]
+            try:
+                for dep in svc.needs:
+                    done[dep].wait()
+                    if not outcomes[dep].ok:
+                        outcomes[name] = Outcome(False, f"not started: {dep} is not healthy")
+                        return
+                outcomes[name] = self._start_one(svc)
+            except Exception as exc:  # a bug or a failed prepare step must still name the service
+                outcomes[name] = Outcome(False, f"{type(exc).__name__}: {exc}")
+            finally:
+                outcome = outcomes.get(name) or Outcome(False, "no outcome")
+                outcomes[name] = outcome
+                if outcome.ok:
+                    say(TAG, f"{name:<18} {outcome.message}")
+                else:
+                    say(TAG, f"{name:<18} FAILED: {outcome.message}")
+                done[name].set()
+
+        threads = [threading.Thread(target=bring_up, args=(n,), name=f"up-{n}") for n in order]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if not all(o.ok for o in outcomes.values()):
+            return False
+        if not self.provision(running=set(order)):
+            return False
+        say(TAG, f"all healthy in {time.monotonic() - t_start:.1f} s")
+        return True
+
+    def provision(self, running: set[str] | None = None) -> bool:
+        """Run the provisioners whose services run (all of them when `running` is None)."""
+        for prov in self.provisioners:
+            if running is not None and not set(prov.needs) <= running:
+                continue
+            t0 = time.monotonic()
+            try:
+                detail = prov.run(self.cfg)
+            except Exception as exc:
+                say(TAG, f"{prov.name:<18} FAILED: {type(exc).__name__}: {exc}")
+                return False
+            say(TAG, f"{prov.name:<18} {detail} ({time.monotonic() - t0:.1f} s)")
+        return True
+
+    def _start_one(self, svc: Service) -> Outcome:
+        t0 = time.monotonic()
+        pidfile = self.layout.pidfile(svc.name)
+        pid = pidfile.live_pid()
+        if pid is not None and svc.healthy():
+            return Outcome(True, f"already running (pid {pid})")
+        if pid is None:
+            svc.prepare()
+            launch = svc.launch()
+            pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd,
+                        user=launch.user)
+        timeout = self.cfg.int("BS_START_TIMEOUT")
+        while not svc.healthy():
+            if pidfile.live_pid() is None:
+                return Outcome(False, f"exited before it was healthy; last lines of {svc.log}:\n"
+                               + log_tail(svc.log))
+            if time.monotonic() - t0 > timeout:
+                return Outcome(False, f"not healthy after {timeout} s (pid {pid}); last lines of {svc.log}:\n"
+                               + log_tail(svc.log))
+            time.sleep(0.25)
+        svc.after_start()
+        ports = ",".join(str(p) for p in svc.ports().values())
+        return Outcome(True, f"ready in {time.monotonic() - t0:5.1f} s  pid {pid:<7} {self.cfg.bind}:{ports}")
+
+    # --- down ----------------------------------------------------------------------------------------
+    def down(self, names: Iterable[str] | None = None) -> dict[str, str]:
+        """Stop services, each only after everything that needs it has stopped."""
+        names = list(self.services) if not names else list(names)
+        dependents = {n: [m for m in names if n in self.services[m].needs] for n in names}
+        stopped = {n: threading.Event() for n in names}
+        results: dict[str, str] = {}
+
+        def stop(name: str) -> None:
+            for other in dependents[name]:
+                stopped[other].wait()
+            svc = self.services[name]
+            results[name] = terminate(self.layout.pidfile(name), sig=svc.stop_signal, grace=svc.stop_grace)
+            say("down", f"{name:<18} {results[name]}")
+            stopped[name].set()
+
+        threads = [threading.Thread(target=stop, args=(n,)) for n in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return results
+
+    # --- status --------------------------------------------------------------------------------------
+    def status(self) -> list[dict]:
+        rows = []
+        for name, svc in self.services.items():
+            pid = self.layout.pidfile(name).live_pid()
+            if pid is None:
+                state = "down"
+            else:
+                state = "healthy" if svc.healthy() else "unhealthy"
+            rows.append({
+                "service": name, "state": state, "pid": pid,
+                "ports": svc.ports(),
+                "rss_bytes": group_rss(pid) if pid else 0,
+                "listening": sorted(set(listening_sockets_of_group(pid))) if pid else [],
+            })
+        return rows
+
+    def reset(self) -> None:
+        self.down()
+        if self.cfg.data_dir.exists():
+            shutil.rmtree(self.cfg.data_dir)
+
+
+def log_tail(path: Path, lines: int = 25) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return "  (no log)"
+    return "\n".join("  | " + line for line in text[-lines:])
+
+
+def group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def group_rss(pgid: int) -> int:
+    """RSS of a service: its process group (Postgres backends, the JVM behind a Flink script)."""
+    return sum(rss_bytes(pid) for pid in group_members(pgid))
+
+
+def listening_sockets_of_group(pgid: int) -> list[tuple[str, int]]:
+    found = []
+    for pid in group_members(pgid):
+        found.extend(listening_sockets(pid))
+    return found

@@ -1,0 +1,161 @@
+"""The native stack, service by service, with a real request to each (issue: platform)."""
+from __future__ import annotations
+
+import json
+import signal
+import os
+import time
+import urllib.request
+import uuid
+
+import psycopg
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+from brokerstream.flinksql import SqlSession, wait_job
+from brokerstream.topics import load_catalog
+
+from .conftest import launcher
+
+
+def status_rows(env) -> dict[str, dict]:
+    return {r["service"]: r for r in json.loads(launcher(env, "status", "--json").stdout)}
+
+
+def test_every_service_is_healthy_and_listens_on_loopback_only(stack, stack_env):
+    rows = status_rows(stack_env)
+    assert {name: r["state"] for name, r in rows.items()} == {name: "healthy" for name in rows}
+    for name, row in rows.items():
+        assert row["pid"] and row["rss_bytes"] > 0, name
+        listening = row["listening"]
+        assert listening, f"{name} listens nowhere"
+        assert {addr for addr, _ in listening} == {"127.0.0.1"}, f"{name}: {listening}"
+        assert set(row["ports"].values()) <= {port for _, port in listening}, name
+
+
+def test_catalog_topics_exist_with_their_partitions(stack):
+    admin = AdminClient({"bootstrap.servers": stack.kafka_bootstrap})
+    existing = admin.list_topics(timeout=10).topics
+    for topic in load_catalog(stack):
+        assert topic.name in existing, topic.name
+        assert len(existing[topic.name].partitions) == topic.partitions, topic.name
+
+
+def test_kafka_produces_and_consumes(stack):
+    topic = f"smoke-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": stack.kafka_bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
+    producer = Producer({"bootstrap.servers": stack.kafka_bootstrap, "enable.idempotence": True})
+    payloads = [f"record-{i}".encode() for i in range(10)]
+    for p in payloads:
+        producer.produce(topic, p, key=b"k")
+    assert producer.flush(10) == 0
+    consumer = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": topic,
+                         "auto.offset.reset": "earliest"})
+    consumer.subscribe([topic])
+    got = []
+    deadline = time.monotonic() + 20
+    while len(got) < len(payloads) and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is not None and not msg.error():
+            got.append(msg.value())
+    consumer.close()
+    assert got == payloads
+    admin.delete_topics([topic])
+
+
+V1 = {"type": "record", "name": "Smoke", "namespace": "io.brokerstream.test",
+      "fields": [{"name": "id", "type": "string"}]}
+
+
+def test_registry_speaks_the_confluent_api_with_backward_compatibility(stack):
+    client = SchemaRegistryClient({"url": stack.registry_url})
+    subject = f"smoke-{uuid.uuid4().hex[:8]}-value"
+    schema_id = client.register_schema(subject, Schema(json.dumps(V1), "AVRO"))
+    fetched = client.get_schema(schema_id)
+    assert json.loads(fetched.schema_str)["name"] == "Smoke"
+    compatible = dict(V1, fields=V1["fields"] + [{"name": "note", "type": "string", "default": ""}])
+    incompatible = dict(V1, fields=V1["fields"] + [{"name": "qty", "type": "long"}])
+    client.register_schema(subject, Schema(json.dumps(compatible), "AVRO"))
+    with pytest.raises(SchemaRegistryError) as err:
+        client.register_schema(subject, Schema(json.dumps(incompatible), "AVRO"))
+    assert err.value.http_status_code == 409
+
+
+def test_postgres_creates_and_reads_a_table(stack):
+    with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS smoke (id int PRIMARY KEY, note text)")
+        conn.execute("INSERT INTO smoke VALUES (1, 'one') ON CONFLICT (id) DO NOTHING")
+        assert conn.execute("SELECT note FROM smoke WHERE id = 1").fetchone() == ("one",)
+        assert conn.execute("SHOW wal_level").fetchone() == ("logical",)
+
+
+def test_connect_has_the_debezium_plugins_and_the_avro_converter(stack):
+    with urllib.request.urlopen(stack.connect_url + "/connector-plugins?connectorsOnly=false", timeout=10) as r:
+        classes = {p["class"] for p in json.load(r)}
+    assert "io.debezium.connector.postgresql.PostgresConnector" in classes
+    assert "io.debezium.connector.jdbc.JdbcSinkConnector" in classes
+    assert "io.apicurio.registry.utils.converter.AvroConverter" in classes
+    assert "io.debezium.transforms.ExtractNewRecordState" in classes
+
+
+def test_flink_runs_a_job_submitted_through_the_sql_gateway(stack):
+    with SqlSession(stack.sql_gateway_url, {"execution.runtime-mode": "batch"}) as sql:
+        sql.execute("CREATE TEMPORARY TABLE numbers (n BIGINT) WITH ('connector' = 'datagen', "
+                    "'number-of-rows' = '100', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', "
+                    "'fields.n.end' = '100')")
+        result = sql.execute("SELECT SUM(n) AS total FROM numbers")
+    assert result.rows == [[5050]]
+    assert wait_job(stack.flink_url, result.job_id) == "FINISHED"
+
+
+def test_chdb_answers_queries_through_the_clickhouse_client(stack, tmp_path):
+    import clickhouse_connect
+    client = clickhouse_connect.get_client(dsn=f"chdb://{tmp_path / 'ch'}")
+    client.command("CREATE TABLE t (x UInt32) ENGINE = MergeTree ORDER BY x")
+    client.insert("t", [[1], [2], [3]], column_names=["x"])
+    assert client.query("SELECT sum(x) FROM t").result_rows == [(6,)]
+
+
+def test_kill_minus_nine_is_reported_and_up_restores_the_service(stack, stack_env):
+    pid = status_rows(stack_env)["connect"]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while status_rows(stack_env)["connect"]["state"] != "down" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert status_rows(stack_env)["connect"]["state"] == "down"
+    assert launcher(stack_env, "status", "--check", check=False).returncode == 1
+    out = launcher(stack_env, "up", "--no-install").stdout
+    assert "connect" in out and "ready in" in out
+    assert "kafka              already running" in out
+    rows = status_rows(stack_env)
+    assert rows["connect"]["state"] == "healthy" and rows["connect"]["pid"] != pid
+
+
+def test_down_leaves_nothing_running_and_up_keeps_data_and_schemas(stack, stack_env):
+    client = SchemaRegistryClient({"url": stack.registry_url})
+    subject = f"persist-{uuid.uuid4().hex[:8]}-value"
+    schema_id = client.register_schema(subject, Schema(json.dumps(V1), "AVRO"))
+    with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS persist (id int PRIMARY KEY)")
+        conn.execute("INSERT INTO persist VALUES (7) ON CONFLICT DO NOTHING")
+    pids = {r["pid"] for r in status_rows(stack_env).values()}
+    ports = {p for r in status_rows(stack_env).values() for _, p in r["listening"]}
+
+    launcher(stack_env, "down")
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(") ")[1][0] == "Z"
+    listening = {int(line.split()[1].split(":")[1], 16)
+                 for table in ("/proc/net/tcp", "/proc/net/tcp6")
+                 for line in open(table).read().splitlines()[1:] if line.split()[3] == "0A"}
+    assert not (ports & listening), f"still listening after down: {ports & listening}"
+
+    launcher(stack_env, "up", "--no-install")
+    fresh = SchemaRegistryClient({"url": stack.registry_url})
+    assert json.loads(fresh.get_schema(schema_id).schema_str)["name"] == "Smoke"
+    assert subject in fresh.get_subjects()
+    with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
+        assert conn.execute("SELECT id FROM persist").fetchall() == [(7,)]

@@ -1,0 +1,50 @@
+"""The compose file describes the same stack as the native launcher (validated without an engine)."""
+import re
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from brokerstream import config
+
+COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
+SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",
+            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init"}
+
+
+@pytest.fixture(scope="module")
+def resolved():
+    if shutil.which("docker-compose") is None:
+        pytest.fail("docker-compose is missing: ./brokerstream install puts it in place")
+    proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return yaml.safe_load(proc.stdout)
+
+
+def test_compose_config_validates_and_has_every_service(resolved):
+    assert SERVICES <= set(resolved["services"])
+
+
+def test_every_published_port_is_on_loopback(resolved):
+    for name, svc in resolved["services"].items():
+        for port in svc.get("ports", []):
+            published = port if isinstance(port, str) else f"{port.get('host_ip')}:{port.get('published')}"
+            assert published.startswith("127.0.0.1:"), f"{name}: {port}"
+
+
+def test_compose_port_defaults_are_the_native_defaults():
+    defaults = config.parse_env_file(config.DEFAULTS_FILE)
+    text = COMPOSE.read_text()
+    found = dict(re.findall(r"\$\{(BS_[A-Z0-9_]+):-([^}]+)\}", text))
+    assert found, "compose should take its ports and sizes from BS_* variables"
+    for key, value in found.items():
+        assert defaults.get(key) == value, f"{key}: compose default {value}, stack.env {defaults.get(key)}"
+
+
+def test_init_job_provisions_from_the_same_catalog(resolved):
+    init = resolved["services"]["init"]
+    assert init["command"][-1] == "provision"
+    sources = {v.split(":")[0] if isinstance(v, str) else v["source"] for v in init.get("volumes", [])}
+    assert str(config.ROOT / "platform" / "topics.yaml") in sources
