@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from . import config
-from .launcher.progress import StepFailed
+from .errors import UserError
 
 
 def _stack(cfg):
@@ -117,6 +117,26 @@ def cmd_test(cfg, args) -> int:
     return 0
 
 
+def cmd_schemas(cfg, args) -> int:
+    from . import schemas
+    if args.action == "list":
+        for subject, record in schemas.topic_subjects(cfg):
+            print(f"{subject:<28} {record}")
+        return 0
+    if args.action == "show":
+        print(json.dumps(schemas.load_schema(args.name), indent=2))
+        return 0
+    if args.action == "check":
+        problems = schemas.check_all(cfg)
+        for line in problems:
+            print(line)
+        print("schema check: " + ("FAILED" if problems else "every schema is compatible"))
+        return 1 if problems else 0
+    for reg in schemas.register_all(cfg):
+        print(f"{reg.subject:<28} id {reg.schema_id:<5} version {reg.version}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="brokerstream", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -152,6 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="do not ask")
     s.set_defaults(func=cmd_reset)
 
+    s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
+    s.add_argument("action", choices=["list", "show", "check", "register"])
+    s.add_argument("name", nargs="?", help="record name for `show`, e.g. Order")
+    s.set_defaults(func=cmd_schemas)
+
+    from .gen.cli import add_commands as add_generator_commands
+    add_generator_commands(sub)
+
     s = sub.add_parser("test", help="the whole test suite (what CI runs)")
     s.add_argument("--unit", action="store_true", help="unit tests only: no stack")
     s.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
@@ -170,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config.load()
     try:
         return args.func(cfg, args)
-    except StepFailed as exc:
+    except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from .errors import UserError
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS_FILE = ROOT / "platform" / "stack.env"
 
@@ -19,7 +21,7 @@ _KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 _REF = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     pass
 
 

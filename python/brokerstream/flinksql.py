@@ -21,8 +21,14 @@ def _call(base: str, method: str, path: str, body: Any = None, timeout: float = 
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             raw = resp.read()
     except urllib.error.HTTPError as exc:
-        raise SqlError(f"{method} {path}: HTTP {exc.code}: {exc.read().decode(errors='replace')[:2000]}") from None
+        raise SqlError(f"{method} {path}: HTTP {exc.code}: {_root_cause(exc.read().decode(errors='replace'))}") from None
     return json.loads(raw) if raw else {}
+
+
+def _root_cause(body: str) -> str:
+    """The gateway answers with a whole Java stack trace; the last cause is what the user needs."""
+    causes = [line.strip() for line in body.replace("\\n", "\n").splitlines() if line.strip().startswith("Caused by:")]
+    return causes[-1][:2000] if causes else body[:2000]
 
 
 @dataclass

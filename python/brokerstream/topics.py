@@ -6,12 +6,13 @@ from pathlib import Path
 
 import yaml
 
+from .errors import UserError
 from .config import ROOT, Config
 
 CATALOG = ROOT / "platform" / "topics.yaml"
 
 
-class CatalogError(ValueError):
+class CatalogError(UserError, ValueError):
     pass
 
 

@@ -9,8 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+from ..errors import UserError
 
-class StepFailed(RuntimeError):
+
+class StepFailed(UserError):
     pass
 
 

@@ -13,7 +13,24 @@ def topics(cfg: Config) -> str:
     return f"{len(outcome)} in catalog, {created} created or grown"
 
 
+def postgres_ddl(cfg: Config) -> str:
+    import psycopg
+    files = sorted((cfg.root / "sql" / "postgres").glob("*.sql"))
+    with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+        for path in files:
+            conn.execute(path.read_text())
+    return f"{len(files)} DDL files of sql/postgres applied"
+
+
+def schemas(cfg: Config) -> str:
+    from ..schemas import register_all
+    registrations = register_all(cfg)
+    return f"{len(registrations)} subjects registered (compatibility checked first)"
+
+
 def default_stack(cfg: Config) -> Stack:
     return Stack(cfg, provisioners=[
+        Provisioner("postgres ddl", ("postgres",), postgres_ddl),
         Provisioner("topics", ("kafka",), topics),
+        Provisioner("schemas", ("registry",), schemas),
     ])

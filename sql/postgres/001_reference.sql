@@ -1,0 +1,61 @@
+-- Reference data: the broker's members, accounts, instruments and equity start prices.
+-- Debezium captures these tables into ref.* topics (connectors/). Column names, order, types and
+-- nullability mirror schemas/src/main/avro/{Member,Account,Instrument,EquityStart}.avsc, so the
+-- connector's Avro schema is a compatible version of ours: NUMERIC(18,6) = decimal(18,6),
+-- NOT NULL = a plain Avro type, nullable = ["null", type].
+-- Applied by `./brokerstream up` (and compose's init job); idempotent.
+
+CREATE TABLE IF NOT EXISTS members (
+  member_id      text PRIMARY KEY,
+  name           text NOT NULL,
+  status         text NOT NULL CHECK (status IN ('ACTIVE', 'SUSPENDED')),
+  credit_limit   numeric(18, 6) NOT NULL CHECK (credit_limit >= 0),
+  api_key_sha256 text
+);
+
+CREATE TABLE IF NOT EXISTS accounts (
+  account_id    text PRIMARY KEY,
+  member_id     text NOT NULL REFERENCES members,
+  status        text NOT NULL CHECK (status IN ('ACTIVE', 'SUSPENDED', 'CLOSED')),
+  cash_balance  numeric(18, 6) NOT NULL,
+  short_allowed boolean NOT NULL
+);
+CREATE INDEX IF NOT EXISTS accounts_by_member ON accounts (member_id);
+
+CREATE TABLE IF NOT EXISTS instruments (
+  instrument_id     text PRIMARY KEY,
+  symbol            text NOT NULL,
+  currency          text NOT NULL,
+  exchange          text NOT NULL,
+  name              text NOT NULL,
+  instrument_type   text NOT NULL CHECK (instrument_type IN ('EQUITY', 'OPTION')),
+  status            text NOT NULL CHECK (status IN ('ACTIVE', 'DELISTED')),
+  underlying_id     text REFERENCES instruments,
+  underlying_symbol text,
+  maturity          date,
+  option_type       text CHECK (option_type IN ('PUT', 'CALL')),
+  strike            numeric(18, 6) CHECK (strike > 0),
+  multiplier        integer NOT NULL CHECK (multiplier > 0),
+  exercise_style    text CHECK (exercise_style IN ('EUROPEAN', 'AMERICAN')),
+  -- an option has every option field, an equity none
+  CHECK ((instrument_type = 'OPTION') = (underlying_id IS NOT NULL AND maturity IS NOT NULL
+         AND option_type IS NOT NULL AND strike IS NOT NULL AND exercise_style IS NOT NULL))
+);
+-- Options by underlying: the P&L flow revalues every option on an equity that ticked.
+CREATE INDEX IF NOT EXISTS instruments_by_underlying ON instruments (underlying_id);
+
+CREATE TABLE IF NOT EXISTS equity_starts (
+  instrument_id text PRIMARY KEY REFERENCES instruments,
+  start_price   numeric(18, 6) NOT NULL CHECK (start_price > 0),
+  volatility    double precision NOT NULL CHECK (volatility > 0)
+);
+
+-- What the reference data generator loaded: makes `refdata load` idempotent.
+CREATE TABLE IF NOT EXISTS refdata_loads (
+  scale     text NOT NULL,
+  seed      bigint NOT NULL,
+  as_of     date NOT NULL,
+  counts    jsonb NOT NULL,
+  loaded_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scale, seed, as_of)
+);
