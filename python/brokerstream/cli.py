@@ -54,8 +54,23 @@ def cmd_status(cfg, args) -> int:
                   f"{r['rss_bytes'] / 2**20:>7.0f}  {ports}")
         total = sum(r["rss_bytes"] for r in rows)
         print(f"{'total':<18} {'':<10} {'':>7} {total / 2**20:>7.0f}")
-    wanted = [r for r in rows if r["state"] != "healthy"]
-    return 1 if (args.check and wanted) else 0
+    problems = [f"{r['service']} is {r['state']}" for r in rows if r["state"] != "healthy"]
+    connect_up = any(r["service"] == "connect" and r["state"] == "healthy" for r in rows)
+    if connect_up:
+        from .connectors import Connect, load_specs, problems_of
+        connect = Connect(cfg.connect_url)
+        print(f"\n{'CONNECTOR':<24} {'STATE':<12} TASKS")
+        for spec in load_specs():
+            st = connect.status(spec.name)
+            if st is None:
+                print(f"{spec.name:<24} {'ABSENT':<12} -")
+            else:
+                tasks = " ".join(f"{t['id']}:{t['state']}" for t in st.get("tasks", [])) or "-"
+                print(f"{spec.name:<24} {st['connector']['state']:<12} {tasks}")
+            problems += problems_of(spec.name, st)
+    for line in problems:
+        print(f"problem: {line}", file=sys.stderr)
+    return 1 if (args.check and problems) else 0
 
 
 def cmd_logs(cfg, args) -> int:
@@ -117,6 +132,23 @@ def cmd_test(cfg, args) -> int:
     return 0
 
 
+def cmd_connectors(cfg, args) -> int:
+    from . import connectors
+    if args.action == "apply":
+        print("running: " + ", ".join(connectors.apply(cfg)))
+        return 0
+    if args.action == "restart":
+        for name in args.names or [s.name for s in connectors.load_specs()]:
+            connectors.Connect(cfg.connect_url).restart(name)
+            print(f"{name}: restarted")
+        return 0
+    problems = connectors.check(cfg)
+    for line in problems:
+        print(line)
+    print("connectors: " + ("FAILED" if problems else "all running"))
+    return 1 if problems else 0
+
+
 def cmd_schemas(cfg, args) -> int:
     from . import schemas
     if args.action == "list":
@@ -171,6 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("reset", help="stop the stack and wipe its data")
     s.add_argument("--force", action="store_true", help="do not ask")
     s.set_defaults(func=cmd_reset)
+
+    s = sub.add_parser("connectors", help="the Kafka Connect connectors of connectors/*.json")
+    s.add_argument("action", choices=["apply", "check", "restart"])
+    s.add_argument("names", nargs="*", help="restart: which (default all)")
+    s.set_defaults(func=cmd_connectors)
 
     s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
     s.add_argument("action", choices=["list", "show", "check", "register"])

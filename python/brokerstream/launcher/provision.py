@@ -28,9 +28,16 @@ def schemas(cfg: Config) -> str:
     return f"{len(registrations)} subjects registered (compatibility checked first)"
 
 
+def connectors(cfg: Config) -> str:
+    from ..connectors import apply
+    names = apply(cfg)
+    return f"{len(names)} running: {', '.join(names)}"
+
+
 def default_stack(cfg: Config) -> Stack:
     return Stack(cfg, provisioners=[
         Provisioner("postgres ddl", ("postgres",), postgres_ddl),
         Provisioner("topics", ("kafka",), topics),
         Provisioner("schemas", ("registry",), schemas),
+        Provisioner("connectors", ("connect", "registry", "postgres"), connectors),
     ])

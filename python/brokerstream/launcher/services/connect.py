@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 
 from .base import Launch, Service, http_ok, java_opts, write_if_changed
@@ -30,9 +31,23 @@ class Connect(Service):
             "listeners": f"http://{host}:{port}",
             "rest.advertised.host.name": host,
             "rest.advertised.port": str(port),
-            # Connectors choose their own converters (connectors/*.json); these are the fallbacks.
+            # Keys are plain strings; values Avro in the Confluent wire format through the registry.
+            # Converters are the worker's, not the connectors': compose's worker uses Confluent's
+            # converter with the same connectors/*.json files.
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter": "io.apicurio.registry.utils.converter.AvroConverter",
+            "value.converter.apicurio.registry.url":
+                f"http://{host}:{self.cfg.port('registry')}/apis/registry/v2",
+            "value.converter.apicurio.registry.auto-register": "true",
+            "value.converter.apicurio.registry.find-latest": "true",
+            # The Confluent wire format: magic byte and a 4-byte content id (what ccompat serves).
+            "value.converter.apicurio.registry.as-confluent": "true",
+            "value.converter.apicurio.registry.use-id": "contentId",
+            # as-confluent frames the id, but the id also goes to headers unless these are off.
+            "value.converter.apicurio.registry.headers.enabled": "false",
+            # connectors/*.json say ${env:BS_POSTGRES_HOST}; no secret lands in the config topic.
+            "config.providers": "env",
+            "config.providers.env.class": "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
             "config.storage.topic": "_connect-configs",
             "offset.storage.topic": "_connect-offsets",
             "status.storage.topic": "_connect-status",
@@ -60,7 +75,9 @@ class Connect(Service):
                 f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
                 "-cp", str(self.layout.kafka_lib / "*"),
                 "org.apache.kafka.connect.cli.ConnectDistributed", str(self.properties_file)]
-        return Launch(argv=argv)
+        env = dict(os.environ)
+        env.update({k: v for k, v in self.cfg.values.items() if k.startswith("BS_POSTGRES_")})
+        return Launch(argv=argv, env=env)
 
     def healthy(self) -> bool:
         body = http_ok(self.cfg.connect_url + "/connector-plugins")
