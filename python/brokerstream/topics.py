@@ -36,7 +36,7 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
     for name, spec in doc["topics"].items():
         spec = spec or {}
         unknown = set(spec) - {"key", "key_schema", "value", "partitions", "compacted", "retention_ms",
-                               "replication_factor"}
+                               "replication_factor", "config"}
         if unknown:
             raise CatalogError(f"{path}: topic {name}: unknown fields {sorted(unknown)}")
         partitions = spec.get("partitions", "default")
@@ -49,6 +49,7 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
             config["cleanup.policy"] = "compact"
         if "retention_ms" in spec:
             config["retention.ms"] = str(int(spec["retention_ms"]))
+        config.update({str(k): str(v) for k, v in (spec.get("config") or {}).items()})
         topics.append(Topic(
             name=name, partitions=partitions,
             replication_factor=int(spec.get("replication_factor", defaults.get("replication_factor", 1))),

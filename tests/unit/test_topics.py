@@ -8,7 +8,7 @@ def test_catalog_names_every_flow_and_uses_the_partition_knob():
     cfg = config.load(environ={"BS_TOPIC_PARTITIONS": "12"})
     topics = {t.name: t for t in load_catalog(cfg)}
     for name in ("orders", "order-results", "price-ticks", "positions", "realized-pnl", "pnl.positions",
-                 "ref.members", "ref.accounts", "ref.instruments", "ref.equity-starts", "dlq.orders",
+                 "ref.members", "ref.accounts", "ref.instruments", "ref.equity-starts", "dlq.streams",
                  "metrics.samples"):
         assert name in topics
     assert topics["orders"].partitions == 12

@@ -35,6 +35,7 @@ class Provisioner:
     name: str
     needs: tuple[str, ...]
     run: Callable[[Config], str]
+    phase: int = 1  # 1: before our apps start (they need it), 2: after
 
 
 @dataclass
@@ -69,46 +70,57 @@ class Stack:
 
     # --- up ------------------------------------------------------------------------------------------
     def up(self, names: Iterable[str] | None = None) -> bool:
-        order = self.closure(names)
-        done = {n: threading.Event() for n in order}
-        outcomes: dict[str, Outcome] = {}
+        """Infrastructure first, then the provisioning it allows (topics, schemas, connectors), then
+        our apps, which need those to exist."""
         t_start = time.monotonic()
+        order = self.closure(names)
+        infra = [n for n in order if self.services[n].phase == 1]
+        apps = [n for n in order if self.services[n].phase == 2]
+        outcomes: dict[str, Outcome] = {}
+        if not self._start_all(infra, outcomes):
+            return False
+        if not self.provision(running=set(order), phase=1):
+            return False
+        if apps and not self._start_all(apps, outcomes):
+            return False
+        if not self.provision(running=set(order), phase=2):
+            return False
+        say(TAG, f"all healthy in {time.monotonic() - t_start:.1f} s")
+        return True
+
+    def _start_all(self, names: list[str], outcomes: dict[str, Outcome]) -> bool:
+        """Start the named services in parallel, each once everything it needs is healthy."""
+        done = {n: threading.Event() for n in names}
 
         def bring_up(name: str) -> None:
             svc = self.services[name]
             try:
                 for dep in svc.needs:
-                    done[dep].wait()
-                    if not outcomes[dep].ok:
+                    if dep in done:
+                        done[dep].wait()
+                    if not outcomes.get(dep, Outcome(True, "")).ok:
                         outcomes[name] = Outcome(False, f"not started: {dep} is not healthy")
                         return
                 outcomes[name] = self._start_one(svc)
             except Exception as exc:  # a bug or a failed prepare step must still name the service
                 outcomes[name] = Outcome(False, f"{type(exc).__name__}: {exc}")
             finally:
-                outcome = outcomes.get(name) or Outcome(False, "no outcome")
-                outcomes[name] = outcome
-                if outcome.ok:
-                    say(TAG, f"{name:<18} {outcome.message}")
-                else:
-                    say(TAG, f"{name:<18} FAILED: {outcome.message}")
+                outcome = outcomes.setdefault(name, Outcome(False, "no outcome"))
+                say(TAG, f"{name:<18} {outcome.message}" if outcome.ok else f"{name:<18} FAILED: {outcome.message}")
                 done[name].set()
 
-        threads = [threading.Thread(target=bring_up, args=(n,), name=f"up-{n}") for n in order]
+        threads = [threading.Thread(target=bring_up, args=(n,), name=f"up-{n}") for n in names]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        if not all(o.ok for o in outcomes.values()):
-            return False
-        if not self.provision(running=set(order)):
-            return False
-        say(TAG, f"all healthy in {time.monotonic() - t_start:.1f} s")
-        return True
+        return all(outcomes[n].ok for n in names)
 
-    def provision(self, running: set[str] | None = None) -> bool:
-        """Run the provisioners whose services run (all of them when `running` is None)."""
+    def provision(self, running: set[str] | None = None, phase: int | None = None) -> bool:
+        """Run the provisioners of a phase (all when None) whose services run (all when None)."""
         for prov in self.provisioners:
+            if phase is not None and prov.phase != phase:
+                continue
             if running is not None and not set(prov.needs) <= running:
                 continue
             t0 = time.monotonic()

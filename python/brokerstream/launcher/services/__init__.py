@@ -9,8 +9,9 @@ from .flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
 from .kafka import Kafka
 from .postgres import Postgres
 from .registry import Registry
+from .streams import StreamsApp
 
-SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway)
+SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway, StreamsApp)
 
 
 def all_services(cfg: Config) -> dict[str, Service]:

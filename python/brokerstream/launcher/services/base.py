@@ -30,6 +30,8 @@ class Service:
     # SIGTERM is a graceful stop for the JVMs; Postgres wants SIGINT for a fast shutdown.
     stop_signal: int = field(init=False, default=signal.SIGTERM)
     stop_grace: float = field(init=False, default=30.0)
+    # 1: infrastructure, started first; 2: our apps, started once topics and schemas exist.
+    phase: int = field(init=False, default=1)
 
     def ports(self) -> dict[str, int]:
         return {}

@@ -1,0 +1,5 @@
+package io.brokerstream.pricing;
+
+public enum ExerciseStyle {
+  EUROPEAN, AMERICAN
+}

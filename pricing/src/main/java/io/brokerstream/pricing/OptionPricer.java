@@ -1,0 +1,29 @@
+package io.brokerstream.pricing;
+
+/**
+ * The broker's option model: Black-Scholes for European options, a binomial tree for American ones.
+ * Without dividends an American call is never exercised early, so it is worth exactly its European
+ * value and is priced by the closed form; only American puts need the tree.
+ */
+public final class OptionPricer {
+  public static final int DEFAULT_STEPS = 100;
+  private final double rate;
+  private final int steps;
+
+  public OptionPricer(double rate, int steps) {
+    this.rate = rate;
+    this.steps = steps;
+  }
+
+  public double rate() {
+    return rate;
+  }
+
+  public double price(OptionType type, ExerciseStyle style, double spot, double strike, double years,
+      double sigma) {
+    if (style == ExerciseStyle.EUROPEAN || type == OptionType.CALL) {
+      return BlackScholes.price(type, spot, strike, years, rate, sigma);
+    }
+    return BinomialTree.price(type, style, spot, strike, years, rate, sigma, steps);
+  }
+}

@@ -1,0 +1,25 @@
+package io.brokerstream.pricing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+class OptionPricerTest {
+  private final OptionPricer pricer = new OptionPricer(0.05, 400);
+
+  @Test
+  void europeanUsesTheClosedForm() {
+    assertThat(pricer.price(OptionType.CALL, ExerciseStyle.EUROPEAN, 100, 100, 1, 0.2))
+        .isEqualTo(BlackScholes.price(OptionType.CALL, 100, 100, 1, 0.05, 0.2));
+  }
+
+  @Test
+  void americanCallIsItsEuropeanValueAndAmericanPutComesFromTheTree() {
+    assertThat(pricer.price(OptionType.CALL, ExerciseStyle.AMERICAN, 100, 100, 1, 0.2))
+        .isEqualTo(BlackScholes.price(OptionType.CALL, 100, 100, 1, 0.05, 0.2));
+    assertThat(pricer.price(OptionType.PUT, ExerciseStyle.AMERICAN, 100, 100, 1, 0.2))
+        .isCloseTo(6.0904, within(1e-2))
+        .isGreaterThan(BlackScholes.price(OptionType.PUT, 100, 100, 1, 0.05, 0.2));
+  }
+}

@@ -1,0 +1,50 @@
+"""The order flow: our Kafka Streams app and its HTTP gateway (streams/, one fat jar)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .base import Launch, Service, http_ok, java_opts
+
+JAR = ("streams", "streams-0.1.0.jar")
+
+
+@dataclass
+class StreamsApp(Service):
+    def __post_init__(self) -> None:
+        self.name = "streams"
+        self.needs = ("kafka", "registry")
+        self.phase = 2  # after the topics and schemas exist
+        self.stop_grace = 45.0  # a clean close commits and writes checkpoints: a fast restart
+
+    def ports(self) -> dict[str, int]:
+        return {"gateway": self.cfg.port("gateway")}
+
+    def prepare(self) -> None:
+        self.data.mkdir(parents=True, exist_ok=True)
+        jar = self.layout.module_jar(*JAR)
+        if not jar.exists():
+            raise FileNotFoundError(f"{jar} is missing: run ./brokerstream install (it builds the Java modules)")
+
+    def environment(self) -> dict[str, str]:
+        """The app's settings (streams/src/main/resources/broker-defaults.properties) from the stack's."""
+        cfg = self.cfg
+        return {
+            "BROKER_KAFKA_BOOTSTRAP": cfg.kafka_bootstrap,
+            "BROKER_REGISTRY_URL": cfg.registry_url,
+            "BROKER_STATE_DIR": str(self.data / "state"),
+            "BROKER_STREAM_THREADS": cfg["BS_STREAMS_THREADS"],
+            "BROKER_GATEWAY_HOST": cfg.bind,
+            "BROKER_GATEWAY_ADVERTISED_HOST": cfg.bind,
+            "BROKER_GATEWAY_PORT": str(cfg.port("gateway")),
+        }
+
+    def launch(self) -> Launch:
+        env = dict(os.environ)
+        env.update(self.environment())
+        argv = [self.cfg.java(), *java_opts(self.cfg["BS_STREAMS_HEAP"]), f"-Djava.io.tmpdir={self.data}",
+                "-jar", str(self.layout.module_jar(*JAR))]
+        return Launch(argv=argv, env=env, cwd=self.data)
+
+    def healthy(self) -> bool:
+        return http_ok(self.cfg.gateway_url + "/health") is not None

@@ -1,0 +1,79 @@
+package io.brokerstream.streams;
+
+import io.brokerstream.avro.Order;
+import io.brokerstream.serde.AvroCodec;
+import io.brokerstream.serde.RestSchemaRegistry;
+import io.brokerstream.streams.gateway.Gateway;
+import io.brokerstream.streams.gateway.OrderSubmitter;
+import io.brokerstream.streams.gateway.ResultWaiters;
+import io.brokerstream.streams.topology.OrderTopology;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's order flow: the Kafka Streams topology and the HTTP gateway in one process.
+ *
+ * <pre>java -jar streams.jar [--config FILE]</pre>
+ *
+ * Settings: broker-defaults.properties, overridden by the file and by BROKER_* variables.
+ */
+public final class BrokerApp {
+  private static final Logger log = LoggerFactory.getLogger(BrokerApp.class);
+  private static final int THREAD_REPLACEMENTS = 5;
+
+  private BrokerApp() {}
+
+  public static void main(String[] args) throws Exception {
+    Path configFile = args.length == 2 && args[0].equals("--config") ? Path.of(args[1]) : null;
+    AppSettings settings = AppSettings.load(configFile, System.getenv());
+
+    RestSchemaRegistry registry = new RestSchemaRegistry(settings.get("registry.url"));
+    AppSerdes serdes = new AppSerdes(registry, settings.getBoolean("registry.auto-register"));
+    ResultWaiters waiters = new ResultWaiters();
+    Properties props = StreamsProperties.of(settings, serdes.deadLetters());
+    Topology topology = OrderTopology.build(settings, serdes, props, waiters::complete);
+    log.info("topology:\n{}", topology.describe());
+
+    KafkaStreams streams = new KafkaStreams(topology, props);
+    CountDownLatch stopped = new CountDownLatch(1);
+    AtomicInteger replacements = new AtomicInteger();
+    // A thread that dies of a transient error is replaced a few times; then the app stops, loudly.
+    streams.setUncaughtExceptionHandler(e -> {
+      log.error("stream thread failed", e);
+      return replacements.incrementAndGet() <= THREAD_REPLACEMENTS
+          ? StreamThreadExceptionResponse.REPLACE_THREAD : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    });
+    streams.setStateListener((now, before) -> {
+      log.info("state {} -> {}", before, now);
+      if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+        stopped.countDown();
+      }
+    });
+    OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
+        AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")));
+    Gateway gateway = new Gateway(settings, streams, submitter, waiters);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      log.info("shutting down");
+      gateway.close();
+      submitter.close();
+      streams.close(Duration.ofSeconds(30));
+      stopped.countDown();
+    }, "shutdown"));
+
+    streams.start();
+    gateway.start();
+    stopped.await();
+    if (streams.state() == KafkaStreams.State.ERROR) {
+      log.error("the order flow stopped on an error");
+      System.exit(1);
+    }
+  }
+}

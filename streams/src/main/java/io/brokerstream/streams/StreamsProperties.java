@@ -1,0 +1,47 @@
+package io.brokerstream.streams;
+
+import io.brokerstream.avro.DeadLetter;
+import io.brokerstream.serde.AvroCodec;
+import io.brokerstream.streams.errors.DeadLetterOnDeserializationError;
+import io.brokerstream.streams.errors.DeadLetterOnProcessingError;
+import io.brokerstream.streams.errors.DeadLetters;
+import io.brokerstream.streams.errors.FailOnProductionError;
+import io.brokerstream.streams.topology.BoundedRocksDb;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** The Kafka Streams configuration of the order flow, from the app's settings. */
+public final class StreamsProperties {
+  private StreamsProperties() {}
+
+  public static Properties of(AppSettings s, AvroCodec<DeadLetter> deadLetterCodec) {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, s.get("application.id"));
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, s.get("kafka.bootstrap"));
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, s.getInt("stream.threads"));
+    p.put(StreamsConfig.STATE_DIR_CONFIG, s.get("state.dir"));
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, s.getLong("commit.interval.ms"));
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, s.getLong("cache.bytes"));
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+    // The results table reuses order-results as its changelog instead of writing every result twice.
+    p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
+    p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, s.get("gateway.advertised-host") + ":" + s.getInt("gateway.port"));
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
+    p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterOnDeserializationError.class);
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterOnProcessingError.class);
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, FailOnProductionError.class);
+    p.put(DeadLetters.CODEC_CONFIG, deadLetterCodec);
+    p.put(DeadLetters.APPLICATION_CONFIG, s.get("application.id"));
+    // Bigger batches in and out: the drain experiment reads a million orders as fast as it can.
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 1);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262_144);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    p.putAll(s.streamsOverrides());
+    return p;
+  }
+}

@@ -1,0 +1,18 @@
+package io.brokerstream.streams.domain;
+
+import io.brokerstream.avro.ReasonCode;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+
+/** What the broker decided for one order. */
+public sealed interface Decision {
+
+  record Rejected(ReasonCode reason, String detail) implements Decision {}
+
+  /**
+   * A fill: its price per unit, the position and member risk after it, the P&L it realized (with the
+   * quantity it closed and their average cost) and how it moves the account's cash (all micros).
+   */
+  record Filled(long fillPrice, int multiplier, String underlyingId, PositionState position, RiskState risk,
+      long realized, long closedQuantity, long closedAvgCost, long cashDelta) implements Decision {}
+}

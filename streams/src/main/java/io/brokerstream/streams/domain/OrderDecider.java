@@ -1,0 +1,146 @@
+package io.brokerstream.streams.domain;
+
+import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.Member;
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.ReasonCode;
+import io.brokerstream.avro.Side;
+import io.brokerstream.money.Micros;
+import io.brokerstream.pricing.ExerciseStyle;
+import io.brokerstream.pricing.OptionPricer;
+import io.brokerstream.pricing.OptionType;
+import io.brokerstream.streams.state.AccountEntry;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+
+/**
+ * The broker's decision on one order, in the order a clerk would check it: the order's own values,
+ * the account and member, the instrument, the price, the limit, short selling, buying power.
+ * The first failed check is the reason; nothing here has side effects.
+ *
+ * <p>Buying power (a member's, across its accounts): deposited cash + realized P&L + credit limit.
+ * It must cover the value committed to open positions at cost after the fill, whenever the fill
+ * raises that value; a fill that only reduces exposure is always allowed.
+ */
+public final class OrderDecider {
+  private static final double MILLIS_PER_YEAR = 365.0 * 24 * 3600 * 1000;
+
+  private final OptionPricer pricer;
+  private final long maxPrice;
+  private final long maxQuantity;
+
+  public OrderDecider(OptionPricer pricer, long maxPriceMicros, long maxQuantity) {
+    this.pricer = pricer;
+    this.maxPrice = maxPriceMicros;
+    this.maxQuantity = maxQuantity;
+  }
+
+  public Decision decide(Order order, String memberKey, ReferenceData ref, PositionState position, RiskState risk) {
+    long quantity = order.getQuantity();
+    if (quantity <= 0 || quantity > maxQuantity) {
+      return reject(ReasonCode.INVALID_QUANTITY, "quantity must be between 1 and " + maxQuantity + ", got " + quantity);
+    }
+    Long limit = order.getLimitPrice() == null ? null : Micros.of(order.getLimitPrice());
+    if (limit != null && (limit <= 0 || limit > maxPrice)) {
+      return reject(ReasonCode.INVALID_PRICE, "limit price must be above 0 and at most "
+          + Micros.format(maxPrice) + ", got " + Micros.format(limit));
+    }
+
+    AccountEntry account = ref.account(order.getAccountId());
+    if (account == null) {
+      return reject(ReasonCode.UNKNOWN_ACCOUNT, "no account " + order.getAccountId());
+    }
+    if (!account.memberId().equals(memberKey)) {
+      return reject(ReasonCode.MEMBER_MISMATCH, "account " + account.accountId() + " belongs to member "
+          + account.memberId() + ", the order came under member " + memberKey);
+    }
+    if (!account.active()) {
+      return reject(ReasonCode.ACCOUNT_INACTIVE, "account " + account.accountId() + " is " + account.status());
+    }
+    Member member = ref.member(account.memberId());
+    if (member == null) {
+      return reject(ReasonCode.UNKNOWN_MEMBER, "no member " + account.memberId());
+    }
+    if (!"ACTIVE".equals(member.getStatus())) {
+      return reject(ReasonCode.MEMBER_INACTIVE, "member " + member.getMemberId() + " is " + member.getStatus());
+    }
+
+    Instrument instrument = ref.instrument(order.getInstrumentId());
+    if (instrument == null) {
+      return reject(ReasonCode.UNKNOWN_INSTRUMENT, "no instrument " + order.getInstrumentId());
+    }
+    if (!"ACTIVE".equals(instrument.getStatus())) {
+      return reject(ReasonCode.INSTRUMENT_INACTIVE, "instrument " + instrument.getInstrumentId() + " is " + instrument.getStatus());
+    }
+    boolean option = "OPTION".equals(instrument.getInstrumentType());
+    LocalDate orderDate = order.getClientTs().atZone(ZoneOffset.UTC).toLocalDate();
+    if (option && orderDate.isAfter(instrument.getMaturity())) {
+      return reject(ReasonCode.OPTION_EXPIRED, "option " + instrument.getInstrumentId() + " expired on "
+          + instrument.getMaturity() + ", the order is of " + orderDate);
+    }
+
+    String underlying = option ? instrument.getUnderlyingId() : instrument.getInstrumentId();
+    Long spot = ref.priceMicros(underlying);
+    if (spot == null) {
+      return reject(ReasonCode.NO_PRICE, "no price yet for " + underlying);
+    }
+    long fill;
+    if (option) {
+      Double sigma = ref.volatility(underlying);
+      if (sigma == null) {
+        return reject(ReasonCode.NO_PRICE, "no volatility for " + underlying);
+      }
+      fill = Micros.ofModel(pricer.price(OptionType.of(instrument.getOptionType()),
+          ExerciseStyle.valueOf(instrument.getExerciseStyle()), Micros.toModel(spot),
+          Micros.toModel(Micros.of(instrument.getStrike())), yearsToExpiry(instrument.getMaturity(), order.getClientTs()),
+          sigma));
+    } else {
+      fill = spot;
+    }
+    boolean buy = order.getSide() == Side.BUY;
+    if (limit != null && (buy ? fill > limit : fill < limit)) {
+      return reject(ReasonCode.LIMIT_NOT_MET, (buy ? "buy" : "sell") + " limit " + Micros.format(limit)
+          + ", price " + Micros.format(fill));
+    }
+
+    long signed = buy ? quantity : -quantity;
+    if (!buy && position.quantity() + signed < 0 && !account.shortAllowed()) {
+      return reject(ReasonCode.SHORT_NOT_ALLOWED, "account " + account.accountId() + " holds "
+          + position.quantity() + " and may not sell " + quantity + " short");
+    }
+
+    int multiplier = instrument.getMultiplier();
+    try {
+      PositionMath.Trade trade = PositionMath.apply(position, signed, fill, multiplier);
+      long committed = Math.addExact(Math.subtractExact(risk.committed(), PositionMath.exposure(position, multiplier)),
+          PositionMath.exposure(trade.after(), multiplier));
+      long realized = Math.addExact(risk.realized(), trade.realized());
+      if (committed > risk.committed()) {
+        long power = Math.addExact(Math.addExact(ref.depositedCash(member.getMemberId()), realized),
+            Micros.of(member.getCreditLimit()));
+        if (committed > power) {
+          return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "member " + member.getMemberId() + " would commit "
+              + Micros.format(committed) + " against buying power " + Micros.format(power));
+        }
+      }
+      long cashDelta = -Math.multiplyExact(Micros.times(fill, signed), multiplier);
+      return new Decision.Filled(fill, multiplier, underlying, trade.after(), new RiskState(committed, realized),
+          trade.realized(), trade.closedQuantity(), trade.closedAvgCost(), cashDelta);
+    } catch (ArithmeticException overflow) {
+      return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "order value beyond what any account can hold");
+    }
+  }
+
+  /** From the order to the end of the maturity day (UTC), in years; 0 at the close of that day. */
+  static double yearsToExpiry(LocalDate maturity, Instant at) {
+    long expiry = maturity.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+    return Math.max(0.0, (expiry - at.toEpochMilli()) / MILLIS_PER_YEAR);
+  }
+
+  private static Decision reject(ReasonCode reason, String detail) {
+    return new Decision.Rejected(reason, detail);
+  }
+}

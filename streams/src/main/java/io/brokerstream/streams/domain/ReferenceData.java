@@ -1,0 +1,23 @@
+package io.brokerstream.streams.domain;
+
+import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.Member;
+import io.brokerstream.streams.state.AccountEntry;
+
+/** The reference data an order is checked against; null where the thing is unknown. */
+public interface ReferenceData {
+  AccountEntry account(String accountId);
+
+  Member member(String memberId);
+
+  Instrument instrument(String instrumentId);
+
+  /** Annualised volatility of an equity (from its start data). */
+  Double volatility(String equityId);
+
+  /** The latest price of an equity, in micros; null before its first tick. */
+  Long priceMicros(String equityId);
+
+  /** Cash deposited in all the member's accounts, in micros. */
+  long depositedCash(String memberId);
+}

@@ -1,0 +1,459 @@
+package io.brokerstream.streams.gateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.brokerstream.avro.Member;
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.money.Micros;
+import io.brokerstream.streams.AppSettings;
+import io.brokerstream.streams.state.AccountEntry;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+import io.brokerstream.streams.topology.StoreNames;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP gateway: members place orders and read their results, positions and risk.
+ *
+ * <pre>
+ *   POST /orders              one order          -> 202 {order_id, ...}
+ *   POST /orders:batch        up to 1000 orders   -> 202 {orders: [...]}, all or none
+ *   GET  /orders/{id}?wait_ms long-polls until the result exists
+ *   GET  /accounts/{id}/positions
+ *   GET  /members/{id}/risk
+ *   GET  /health, /openapi.yaml
+ * </pre>
+ *
+ * Every request but health and the OpenAPI document needs an API key (X-Api-Key or Authorization:
+ * Bearer): 401 without a known key, 403 for another member's account, order or risk. Results,
+ * positions and risk come from interactive queries; a key held by another instance is answered by
+ * that instance, through this one.
+ */
+public final class Gateway implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Gateway.class);
+  private static final String FORWARDED = "X-Brokerstream-Forwarded";
+  private static final Pattern ORDER = Pattern.compile("^/orders/([^/]+)$");
+  private static final Pattern POSITIONS = Pattern.compile("^/accounts/([^/]+)/positions$");
+  private static final Pattern RISK = Pattern.compile("^/members/([^/]+)/risk$");
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final KafkaStreams streams;
+  private final Queries queries;
+  private final OrderSubmitter submitter;
+  private final ResultWaiters waiters;
+  private final ApiKeys apiKeys;
+  private final OrderRequests requests;
+  private final long defaultWaitMs;
+  private final long maxWaitMs;
+  private final HttpServer server;
+  private final ExecutorService workers;
+  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
+  private final HttpClient peers = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters)
+      throws IOException {
+    this.streams = streams;
+    this.submitter = submitter;
+    this.waiters = waiters;
+    this.queries = new Queries(streams, new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")));
+    this.apiKeys = new ApiKeys(settings.getPairs("gateway.api-keys"), queries::members);
+    this.requests = new OrderRequests(json);
+    this.defaultWaitMs = settings.getLong("gateway.result-wait-ms");
+    this.maxWaitMs = settings.getLong("gateway.result-wait-max-ms");
+    this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
+    this.server = HttpServer.create(new InetSocketAddress(settings.get("gateway.host"), settings.getInt("gateway.port")), 512);
+    server.setExecutor(workers);
+    server.createContext("/", this::handle);
+  }
+
+  public void start() {
+    server.start();
+    log.info("gateway listening on {}", server.getAddress());
+  }
+
+  @Override
+  public void close() {
+    server.stop(1);
+    workers.shutdownNow();
+    timers.shutdownNow();
+  }
+
+  // --- routing -------------------------------------------------------------------------------------
+  private void handle(HttpExchange ex) {
+    try {
+      String path = ex.getRequestURI().getPath();
+      String method = ex.getRequestMethod();
+      if (path.equals("/health")) {
+        health(ex);
+        return;
+      }
+      if (path.equals("/openapi.yaml")) {
+        openApi(ex);
+        return;
+      }
+      String member = authenticate(ex);
+      Matcher m;
+      if (method.equals("POST") && path.equals("/orders")) {
+        placeOne(ex, member);
+      } else if (method.equals("POST") && path.equals("/orders:batch")) {
+        placeBatch(ex, member);
+      } else if (method.equals("GET") && (m = ORDER.matcher(path)).matches()) {
+        result(ex, member, decode(m.group(1)));
+      } else if (method.equals("GET") && (m = POSITIONS.matcher(path)).matches()) {
+        positions(ex, member, decode(m.group(1)));
+      } else if (method.equals("GET") && (m = RISK.matcher(path)).matches()) {
+        risk(ex, member, decode(m.group(1)));
+      } else {
+        throw new HttpError(path.matches("^/(orders|accounts|members).*") ? 405 : 404,
+            "no route for " + method + " " + path);
+      }
+    } catch (HttpError e) {
+      error(ex, e);
+    } catch (RuntimeException e) {
+      log.error("gateway error on {} {}", ex.getRequestMethod(), ex.getRequestURI(), e);
+      error(ex, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
+    }
+  }
+
+  private String authenticate(HttpExchange ex) {
+    String key = ex.getRequestHeaders().getFirst("X-Api-Key");
+    String auth = ex.getRequestHeaders().getFirst("Authorization");
+    if (key == null && auth != null && auth.startsWith("Bearer ")) {
+      key = auth.substring(7).trim();
+    }
+    if (key == null) {
+      throw new HttpError(401, "missing API key (X-Api-Key header)");
+    }
+    String member = apiKeys.memberOf(key);
+    if (member == null) {
+      throw new HttpError(401, "unknown API key");
+    }
+    return member;
+  }
+
+  // --- orders --------------------------------------------------------------------------------------
+  private void placeOne(HttpExchange ex, String member) {
+    Order order = requests.one(body(ex), System.currentTimeMillis());
+    authorizeAccount(member, order.getAccountId());
+    submitter.submit(member, order).whenComplete((meta, err) -> {
+      if (err != null) {
+        error(ex, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
+      } else {
+        send(ex, 202, accepted(order));
+      }
+    });
+  }
+
+  private void placeBatch(HttpExchange ex, String member) {
+    List<Order> orders = requests.batch(body(ex), System.currentTimeMillis());
+    for (Order order : orders) {
+      authorizeAccount(member, order.getAccountId());
+    }
+    List<CompletableFuture<?>> sends = new ArrayList<>(orders.size());
+    for (Order order : orders) {
+      sends.add(submitter.submit(member, order));
+    }
+    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((v, err) -> {
+      if (err != null) {
+        error(ex, new HttpError(503, "batch not fully written (the idempotent producer may have written part "
+            + "of it; GET each order to see): " + err.getMessage()));
+        return;
+      }
+      ObjectNode body = json.createObjectNode();
+      ArrayNode list = body.putArray("orders");
+      orders.forEach(o -> list.add(accepted(o)));
+      send(ex, 202, body);
+    });
+  }
+
+  /** 403 for another member's account; an unknown account goes to the flow, which rejects it. */
+  private void authorizeAccount(String member, String accountId) {
+    AccountEntry account = queries.account(accountId);
+    if (account != null && !account.memberId().equals(member)) {
+      throw new HttpError(403, "account " + accountId + " is not one of your accounts");
+    }
+  }
+
+  private ObjectNode accepted(Order order) {
+    ObjectNode node = json.createObjectNode();
+    node.put("order_id", order.getOrderId());
+    node.put("status", "SUBMITTED");
+    node.put("result", "/orders/" + order.getOrderId());
+    return node;
+  }
+
+  // --- results -------------------------------------------------------------------------------------
+  private void result(HttpExchange ex, String member, String orderId) {
+    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, orderId);
+    if (!queries.isLocal(where)) {
+      forward(ex, where.activeHost());
+      return;
+    }
+    long wait = Math.min(maxWaitMs, Math.max(0, queryLong(ex, "wait_ms", defaultWaitMs)));
+    AtomicBoolean answered = new AtomicBoolean();
+    Runnable cancel = waiters.await(orderId, r -> {
+      if (answered.compareAndSet(false, true)) {
+        respondResult(ex, member, r);
+      }
+    });
+    OrderResult stored = queries.result(where, orderId);
+    if (stored != null) {
+      if (answered.compareAndSet(false, true)) {
+        cancel.run();
+        respondResult(ex, member, stored);
+      }
+      return;
+    }
+    timers.schedule(() -> {
+      if (answered.compareAndSet(false, true)) {
+        cancel.run();
+        error(ex, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (pending or unknown)"));
+      }
+    }, wait, TimeUnit.MILLISECONDS);
+  }
+
+  private void respondResult(HttpExchange ex, String member, OrderResult r) {
+    if (!r.getMemberId().equals(member)) {
+      error(ex, new HttpError(403, "order " + r.getOrderId() + " is not yours"));
+      return;
+    }
+    ObjectNode node = json.createObjectNode();
+    node.put("order_id", r.getOrderId());
+    node.put("status", r.getStatus().name());
+    node.put("reason", r.getReason() == null ? null : r.getReason().name());
+    node.put("reason_detail", r.getReasonDetail());
+    node.put("member_id", r.getMemberId());
+    node.put("account_id", r.getAccountId());
+    node.put("instrument_id", r.getInstrumentId());
+    node.put("side", r.getSide().name());
+    node.put("quantity", r.getQuantity());
+    node.put("fill_price", r.getFillPrice() == null ? null : r.getFillPrice().toPlainString());
+    node.put("realized_pnl", r.getRealizedPnl() == null ? null : r.getRealizedPnl().toPlainString());
+    node.put("client_ts", r.getClientTs().toString());
+    node.put("ingest_ts", r.getIngestTs().toString());
+    node.put("processed_ts", r.getProcessedTs().toString());
+    node.put("trace_id", r.getTraceId());
+    send(ex, 200, node);
+  }
+
+  // --- positions and risk --------------------------------------------------------------------------
+  private void positions(HttpExchange ex, String member, String accountId) {
+    AccountEntry account = queries.account(accountId);
+    if (account == null) {
+      throw new HttpError(404, "no account " + accountId);
+    }
+    if (!account.memberId().equals(member)) {
+      throw new HttpError(403, "account " + accountId + " is not one of your accounts");
+    }
+    KeyQueryMetadata where = queries.locate(StoreNames.POSITIONS, member);
+    if (!queries.isLocal(where)) {
+      forward(ex, where.activeHost());
+      return;
+    }
+    ObjectNode body = json.createObjectNode();
+    body.put("account_id", accountId);
+    body.put("member_id", member);
+    body.put("cash", Micros.format(account.cashMicros() + queries.cashDelta(where, accountId)));
+    ArrayNode list = body.putArray("positions");
+    for (KeyValue<String, PositionState> kv : queries.positions(where, accountId)) {
+      ObjectNode p = list.addObject();
+      p.put("instrument_id", kv.key);
+      p.put("quantity", kv.value.quantity());
+      p.put("avg_cost", Micros.format(kv.value.avgCost()));
+      p.put("realized_pnl", Micros.format(kv.value.realized()));
+      p.put("version", kv.value.version());
+    }
+    send(ex, 200, body);
+  }
+
+  private void risk(HttpExchange ex, String member, String memberId) {
+    if (!memberId.equals(member)) {
+      throw new HttpError(403, "you may read only your own risk (member " + member + ")");
+    }
+    Member m = queries.member(memberId);
+    if (m == null) {
+      throw new HttpError(404, "no member " + memberId);
+    }
+    KeyQueryMetadata where = queries.locate(StoreNames.MEMBER_RISK, memberId);
+    if (!queries.isLocal(where)) {
+      forward(ex, where.activeHost());
+      return;
+    }
+    RiskState risk = queries.risk(where, memberId);
+    long deposited = 0;
+    long cash = 0;
+    ObjectNode body = json.createObjectNode();
+    ArrayNode accounts = json.createArrayNode();
+    for (AccountEntry a : queries.accountsOf(memberId)) {
+      long accountCash = a.cashMicros() + queries.cashDelta(where, a.accountId());
+      deposited += a.cashMicros();
+      cash += accountCash;
+      ObjectNode node = accounts.addObject();
+      node.put("account_id", a.accountId());
+      node.put("status", a.status());
+      node.put("deposited_cash", Micros.format(a.cashMicros()));
+      node.put("cash", Micros.format(accountCash));
+    }
+    long credit = Micros.of(m.getCreditLimit());
+    long power = deposited + risk.realized() + credit;
+    body.put("member_id", memberId);
+    body.put("status", m.getStatus());
+    body.put("credit_limit", Micros.format(credit));
+    body.put("deposited_cash", Micros.format(deposited));
+    body.put("cash", Micros.format(cash));
+    body.put("realized_pnl", Micros.format(risk.realized()));
+    body.put("committed", Micros.format(risk.committed()));
+    body.put("buying_power", Micros.format(power));
+    body.put("available", Micros.format(power - risk.committed()));
+    body.set("accounts", accounts);
+    send(ex, 200, body);
+  }
+
+  // --- plumbing ------------------------------------------------------------------------------------
+  private void health(HttpExchange ex) {
+    KafkaStreams.State state = streams.state();
+    ObjectNode node = json.createObjectNode();
+    node.put("state", state.name());
+    node.put("instance", queries.self().host() + ":" + queries.self().port());
+    node.put("waiting_long_polls", waiters.waitingCount());
+    send(ex, state == KafkaStreams.State.RUNNING ? 200 : 503, node);
+  }
+
+  private void openApi(HttpExchange ex) {
+    try (InputStream in = Gateway.class.getResourceAsStream("/openapi.yaml")) {
+      byte[] bytes = in.readAllBytes();
+      ex.getResponseHeaders().set("Content-Type", "application/yaml");
+      ex.sendResponseHeaders(200, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    } catch (IOException e) {
+      log.debug("client went away", e);
+    }
+  }
+
+  /** Answers with what the instance holding the key answers (once: a forwarded request never forwards). */
+  private void forward(HttpExchange ex, HostInfo owner) {
+    if (ex.getRequestHeaders().containsKey(FORWARDED)) {
+      throw new HttpError(503, "the key moved between instances; try again shortly");
+    }
+    URI target = URI.create("http://" + owner.host() + ":" + owner.port() + ex.getRequestURI());
+    HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(Duration.ofMillis(maxWaitMs + 5000))
+        .header(FORWARDED, queries.self().toString()).GET();
+    for (String header : List.of("X-Api-Key", "Authorization")) {
+      String value = ex.getRequestHeaders().getFirst(header);
+      if (value != null) {
+        req.header(header, value);
+      }
+    }
+    peers.sendAsync(req.build(), HttpResponse.BodyHandlers.ofByteArray()).whenComplete((resp, err) -> {
+      if (err != null) {
+        error(ex, new HttpError(502, "instance " + owner + " holding this key did not answer: " + err.getMessage()));
+      } else {
+        send(ex, resp.statusCode(), resp.body());
+      }
+    });
+  }
+
+  private static byte[] body(HttpExchange ex) {
+    try (InputStream in = ex.getRequestBody()) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new HttpError(400, "cannot read the request body: " + e.getMessage());
+    }
+  }
+
+  private static long queryLong(HttpExchange ex, String name, long fallback) {
+    String query = ex.getRequestURI().getRawQuery();
+    if (query == null) {
+      return fallback;
+    }
+    for (String pair : query.split("&")) {
+      String[] kv = pair.split("=", 2);
+      if (kv[0].equals(name) && kv.length == 2) {
+        try {
+          return Long.parseLong(kv[1]);
+        } catch (NumberFormatException e) {
+          throw HttpError.badField(name, "must be a whole number of milliseconds");
+        }
+      }
+    }
+    return fallback;
+  }
+
+  private static String decode(String segment) {
+    return URLDecoder.decode(segment, StandardCharsets.UTF_8);
+  }
+
+  private void error(HttpExchange ex, HttpError e) {
+    ObjectNode node = json.createObjectNode();
+    node.put("error", e.getMessage());
+    if (e.field != null) {
+      node.put("field", e.field);
+    }
+    if (e.status == 503) {
+      ex.getResponseHeaders().set("Retry-After", "1");
+    }
+    send(ex, e.status, node);
+  }
+
+  private void send(HttpExchange ex, int status, ObjectNode body) {
+    try {
+      send(ex, status, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      log.debug("cannot encode response", e);
+    }
+  }
+
+  private static void send(HttpExchange ex, int status, byte[] bytes) {
+    try {
+      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+      if (bytes.length > 0) {
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write(bytes);
+        }
+      }
+    } catch (IOException e) {
+      log.debug("client went away before the answer", e);
+    } finally {
+      ex.close();
+    }
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+}

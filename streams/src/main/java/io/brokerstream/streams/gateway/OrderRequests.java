@@ -1,0 +1,161 @@
+package io.brokerstream.streams.gateway;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.Side;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * JSON order requests into Orders. Only the shape is checked here (types, required fields, decimal
+ * places): a malformed request is answered 400 naming the field and nothing is written. Business
+ * rules (a zero quantity, an unknown instrument) are the order flow's, which answers them with a
+ * reason code like any other order.
+ */
+final class OrderRequests {
+  static final int MAX_BATCH = 1000;
+  private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
+      "limit_price", "short_sale", "client_ts", "trace_id");
+  private final ObjectMapper json;
+
+  OrderRequests(ObjectMapper json) {
+    this.json = json;
+  }
+
+  Order one(byte[] body, long nowMs) {
+    return parse(tree(body), "", nowMs);
+  }
+
+  /** All or nothing: one bad order fails the batch with every problem listed. */
+  List<Order> batch(byte[] body, long nowMs) {
+    JsonNode root = tree(body);
+    JsonNode items = root.isArray() ? root : root.get("orders");
+    if (items == null || !items.isArray()) {
+      throw HttpError.badField("orders", "expected an array of orders (or {\"orders\": [...]})");
+    }
+    if (items.size() == 0 || items.size() > MAX_BATCH) {
+      throw HttpError.badField("orders", "a batch holds 1 to " + MAX_BATCH + " orders, got " + items.size());
+    }
+    List<Order> orders = new ArrayList<>(items.size());
+    List<String> problems = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      try {
+        orders.add(parse(items.get(i), "orders[" + i + "].", nowMs));
+      } catch (HttpError e) {
+        problems.add(e.getMessage());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new HttpError(400, String.join("; ", problems), problems.get(0).split(":")[0]);
+    }
+    return orders;
+  }
+
+  private JsonNode tree(byte[] body) {
+    try {
+      JsonNode node = json.readTree(body);
+      if (node == null || node.isMissingNode()) {
+        throw new HttpError(400, "empty body: expected a JSON order");
+      }
+      return node;
+    } catch (JsonProcessingException e) {
+      throw new HttpError(400, "body is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new HttpError(400, "cannot read the body: " + e.getMessage());
+    }
+  }
+
+  private Order parse(JsonNode node, String at, long nowMs) {
+    if (!node.isObject()) {
+      throw HttpError.badField(at.isEmpty() ? "order" : at.substring(0, at.length() - 1), "expected a JSON object");
+    }
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!FIELDS.contains(name)) {
+        throw HttpError.badField(at + name, "unknown field (allowed: " + String.join(", ", FIELDS.stream().sorted().toList()) + ")");
+      }
+    }
+    String side = text(node, at, "side", true, 4);
+    if (!side.equals("BUY") && !side.equals("SELL")) {
+      throw HttpError.badField(at + "side", "must be BUY or SELL, got '" + side + "'");
+    }
+    JsonNode quantity = node.get("quantity");
+    if (quantity == null || quantity.isNull()) {
+      throw HttpError.badField(at + "quantity", "required");
+    }
+    if (!quantity.isIntegralNumber() || !quantity.canConvertToLong()) {
+      throw HttpError.badField(at + "quantity", "must be a whole number, got " + quantity);
+    }
+    String orderId = text(node, at, "order_id", false, 64);
+    String clientTs = null;
+    JsonNode ts = node.get("client_ts");
+    if (ts != null && !ts.isNull() && !(ts.isIntegralNumber() && ts.canConvertToLong())) {
+      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + ts);
+    }
+    JsonNode shortSale = node.get("short_sale");
+    if (shortSale != null && !shortSale.isNull() && !shortSale.isBoolean()) {
+      throw HttpError.badField(at + "short_sale", "must be true or false, got " + shortSale);
+    }
+    return Order.newBuilder()
+        .setOrderId(orderId != null ? orderId : UUID.randomUUID().toString())
+        .setAccountId(text(node, at, "account_id", true, 64))
+        .setInstrumentId(text(node, at, "instrument_id", true, 64))
+        .setSide(Side.valueOf(side))
+        .setQuantity(quantity.longValue())
+        .setLimitPrice(decimal(node, at, "limit_price"))
+        .setShortSale(shortSale != null && shortSale.asBoolean())
+        .setClientTs(Instant.ofEpochMilli(ts != null && !ts.isNull() ? ts.longValue() : nowMs))
+        .setTraceId(text(node, at, "trace_id", false, 128))
+        .build();
+  }
+
+  private static String text(JsonNode node, String at, String field, boolean required, int maxLength) {
+    JsonNode value = node.get(field);
+    if (value == null || value.isNull()) {
+      if (required) {
+        throw HttpError.badField(at + field, "required");
+      }
+      return null;
+    }
+    if (!value.isTextual() || value.asText().isBlank()) {
+      throw HttpError.badField(at + field, "must be a non-empty string, got " + value);
+    }
+    if (value.asText().length() > maxLength) {
+      throw HttpError.badField(at + field, "longer than " + maxLength + " characters");
+    }
+    return value.asText();
+  }
+
+  /** A price as a JSON string or number, at most 6 decimal places and 12 integer digits (decimal(18,6)). */
+  private static BigDecimal decimal(JsonNode node, String at, String field) {
+    JsonNode value = node.get(field);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    BigDecimal price;
+    try {
+      price = value.isTextual() ? new BigDecimal(value.asText().trim()) : value.isNumber() ? value.decimalValue() : null;
+    } catch (NumberFormatException e) {
+      price = null;
+    }
+    if (price == null) {
+      throw HttpError.badField(at + field, "must be a decimal number, got " + value);
+    }
+    if (price.stripTrailingZeros().scale() > 6) {
+      throw HttpError.badField(at + field, "at most 6 decimal places, got " + price.toPlainString());
+    }
+    BigDecimal scaled = price.setScale(6, java.math.RoundingMode.UNNECESSARY);
+    if (scaled.precision() - scaled.scale() > 12) {
+      throw HttpError.badField(at + field, "too large: " + price.toPlainString());
+    }
+    return scaled;
+  }
+}

@@ -1,0 +1,53 @@
+package io.brokerstream.streams.gateway;
+
+import io.brokerstream.avro.Order;
+import io.brokerstream.serde.AvroCodec;
+import io.brokerstream.streams.Topics;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Writes orders to the orders topic keyed by the authenticated member, so the member's orders meet
+ * its positions and risk in one task. Idempotent and acknowledged by all replicas: 202 means the
+ * order is durably in Kafka.
+ */
+public final class OrderSubmitter implements AutoCloseable {
+  private final KafkaProducer<String, byte[]> producer;
+  private final AvroCodec<Order> codec;
+
+  public OrderSubmitter(String bootstrap, AvroCodec<Order> codec) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "gateway");
+    this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    this.codec = codec;
+  }
+
+  public CompletableFuture<RecordMetadata> submit(String memberId, Order order) {
+    CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
+    byte[] value = codec.encode(Topics.ORDERS + "-value", order);
+    producer.send(new ProducerRecord<>(Topics.ORDERS, memberId, value), (meta, err) -> {
+      if (err != null) {
+        done.completeExceptionally(err);
+      } else {
+        done.complete(meta);
+      }
+    });
+    return done;
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}

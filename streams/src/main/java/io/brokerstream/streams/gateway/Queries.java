@@ -1,0 +1,116 @@
+package io.brokerstream.streams.gateway;
+
+import io.brokerstream.avro.Member;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.streams.state.AccountEntry;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+import io.brokerstream.streams.topology.StoreNames;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/** Interactive queries: which instance holds a key, and the local answers. */
+final class Queries {
+  private static final Serializer<String> KEYS = Serdes.String().serializer();
+  private final KafkaStreams streams;
+  private final HostInfo self;
+
+  Queries(KafkaStreams streams, HostInfo self) {
+    this.streams = streams;
+    this.self = self;
+  }
+
+  HostInfo self() {
+    return self;
+  }
+
+  /** The instance whose task owns `key` in `store` (member stores: the member id). */
+  KeyQueryMetadata locate(String store, String key) {
+    KeyQueryMetadata meta = streams.queryMetadataForKey(store, key, KEYS);
+    if (meta == null || meta.equals(KeyQueryMetadata.NOT_AVAILABLE) || meta.activeHost() == null) {
+      throw new HttpError(503, "the order flow is rebalancing; try again shortly");
+    }
+    return meta;
+  }
+
+  boolean isLocal(KeyQueryMetadata meta) {
+    return meta.activeHost().equals(self);
+  }
+
+  // Timestamped stores queried as plain key-value stores answer plain values.
+  OrderResult result(KeyQueryMetadata meta, String orderId) {
+    return this.<OrderResult>partitionStore(StoreNames.ORDER_RESULTS, meta.partition()).get(orderId);
+  }
+
+  List<KeyValue<String, PositionState>> positions(KeyQueryMetadata meta, String accountId) {
+    List<KeyValue<String, PositionState>> out = new ArrayList<>();
+    ReadOnlyKeyValueStore<String, PositionState> store = partitionStore(StoreNames.POSITIONS, meta.partition());
+    try (KeyValueIterator<String, PositionState> it = store.prefixScan(accountId + "|", KEYS)) {
+      it.forEachRemaining(kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
+    }
+    return out;
+  }
+
+  RiskState risk(KeyQueryMetadata meta, String memberId) {
+    RiskState r = this.<RiskState>partitionStore(StoreNames.MEMBER_RISK, meta.partition()).get(memberId);
+    return r == null ? RiskState.NONE : r;
+  }
+
+  long cashDelta(KeyQueryMetadata meta, String accountId) {
+    Long delta = this.<Long>partitionStore(StoreNames.ACCOUNT_CASH, meta.partition()).get(accountId);
+    return delta == null ? 0 : delta;
+  }
+
+  AccountEntry account(String accountId) {
+    return this.<AccountEntry>globalStore(StoreNames.ACCOUNTS).get(StoreNames.accountKey(accountId));
+  }
+
+  List<AccountEntry> accountsOf(String memberId) {
+    List<AccountEntry> out = new ArrayList<>();
+    try (KeyValueIterator<String, AccountEntry> it = this.<AccountEntry>globalStore(StoreNames.ACCOUNTS)
+        .prefixScan(StoreNames.memberIndexPrefix(memberId), KEYS)) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  Member member(String memberId) {
+    return this.<Member>globalStore(StoreNames.MEMBERS).get(memberId);
+  }
+
+  List<Member> members() {
+    List<Member> out = new ArrayList<>();
+    try (KeyValueIterator<String, Member> it = this.<Member>globalStore(StoreNames.MEMBERS).all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  private <V> ReadOnlyKeyValueStore<String, V> globalStore(String name) {
+    try {
+      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+    } catch (InvalidStateStoreException e) {
+      throw new HttpError(503, "reference data is loading; try again shortly");
+    }
+  }
+
+  private <V> ReadOnlyKeyValueStore<String, V> partitionStore(String name, int partition) {
+    try {
+      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore())
+          .withPartition(partition));
+    } catch (InvalidStateStoreException e) {
+      throw new HttpError(503, "store " + name + " is not ready on this instance; try again shortly");
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.brokerstream.streams.state;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Compact fixed layouts for the app's own state: every order reads and writes these, so they skip
+ * the registry and Avro. A leading version byte leaves room to change a layout.
+ */
+public final class StateSerdes {
+  private static final byte V1 = 1;
+
+  private StateSerdes() {}
+
+  public static Serde<PositionState> positions() {
+    return Serdes.serdeFrom(
+        (Serializer<PositionState>) (topic, p) -> p == null ? null : ByteBuffer.allocate(33).put(V1)
+            .putLong(p.quantity()).putLong(p.avgCost()).putLong(p.realized()).putLong(p.version()).array(),
+        (Deserializer<PositionState>) (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          ByteBuffer b = versioned(bytes, 33);
+          return new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+        });
+  }
+
+  public static Serde<RiskState> risk() {
+    return Serdes.serdeFrom(
+        (Serializer<RiskState>) (topic, r) -> r == null ? null
+            : ByteBuffer.allocate(17).put(V1).putLong(r.committed()).putLong(r.realized()).array(),
+        (Deserializer<RiskState>) (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          ByteBuffer b = versioned(bytes, 17);
+          return new RiskState(b.getLong(), b.getLong());
+        });
+  }
+
+  public static Serde<Long> micros() {
+    return Serdes.Long();
+  }
+
+  public static Serde<AccountEntry> accounts() {
+    return Serdes.serdeFrom(
+        (Serializer<AccountEntry>) (topic, a) -> {
+          if (a == null) {
+            return null;
+          }
+          byte[] id = a.accountId().getBytes(StandardCharsets.UTF_8);
+          byte[] member = a.memberId().getBytes(StandardCharsets.UTF_8);
+          byte[] status = a.status().getBytes(StandardCharsets.UTF_8);
+          return ByteBuffer.allocate(1 + 12 + id.length + member.length + status.length + 9).put(V1)
+              .putInt(id.length).put(id).putInt(member.length).put(member).putInt(status.length).put(status)
+              .putLong(a.cashMicros()).put((byte) (a.shortAllowed() ? 1 : 0)).array();
+        },
+        (Deserializer<AccountEntry>) (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          ByteBuffer b = versioned(bytes, -1);
+          return new AccountEntry(string(b), string(b), string(b), b.getLong(), b.get() == 1);
+        });
+  }
+
+  private static ByteBuffer versioned(byte[] bytes, int length) {
+    if (bytes.length == 0 || bytes[0] != V1 || (length > 0 && bytes.length != length)) {
+      throw new IllegalStateException("unknown state layout (" + bytes.length + " bytes)");
+    }
+    return ByteBuffer.wrap(bytes, 1, bytes.length - 1);
+  }
+
+  private static String string(ByteBuffer b) {
+    byte[] raw = new byte[b.getInt()];
+    b.get(raw);
+    return new String(raw, StandardCharsets.UTF_8);
+  }
+}

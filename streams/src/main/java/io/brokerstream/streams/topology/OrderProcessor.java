@@ -1,0 +1,110 @@
+package io.brokerstream.streams.topology;
+
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.OrderStatus;
+import io.brokerstream.avro.Position;
+import io.brokerstream.avro.RealizedPnl;
+import io.brokerstream.money.Micros;
+import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.domain.Decision;
+import io.brokerstream.streams.domain.OrderDecider;
+import io.brokerstream.streams.domain.ReferenceData;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+import java.time.Instant;
+import java.util.function.Function;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * One decision per order, in the task that owns the order's member: read the position and the
+ * member's risk, decide, and on a fill write both back with the account's cash, then emit the
+ * result, the new position and any realized P&L. Under exactly-once the store writes and the emitted
+ * records commit together or not at all.
+ */
+public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
+  public static final String RESULTS_SINK = "order-results-sink";
+  public static final String POSITIONS_SINK = "positions-sink";
+  public static final String REALIZED_SINK = "realized-pnl-sink";
+
+  private final OrderDecider decider;
+  private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
+  private ProcessorContext<String, SpecificRecord> context;
+  private KeyValueStore<String, PositionState> positions;
+  private KeyValueStore<String, RiskState> risk;
+  private KeyValueStore<String, Long> cash;
+  private ReferenceData ref;
+
+  public OrderProcessor(OrderDecider decider) {
+    this(decider, StoreReferenceData::new);
+  }
+
+  OrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+    this.decider = decider;
+    this.referenceData = referenceData;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, SpecificRecord> context) {
+    this.context = context;
+    positions = context.getStateStore(StoreNames.POSITIONS);
+    risk = context.getStateStore(StoreNames.MEMBER_RISK);
+    cash = context.getStateStore(StoreNames.ACCOUNT_CASH);
+    ref = referenceData.apply(context);
+  }
+
+  @Override
+  public void process(Record<String, Order> record) {
+    Order order = record.value();
+    if (order == null) {
+      throw new IllegalArgumentException("an order record without a value (tombstone) cannot be decided");
+    }
+    String member = record.key() == null ? "" : record.key();
+    String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
+    PositionState position = orElse(positions.get(positionKey), PositionState.FLAT);
+    RiskState memberRisk = member.isEmpty() ? RiskState.NONE : orElse(risk.get(member), RiskState.NONE);
+
+    Decision decision = decider.decide(order, member, ref, position, memberRisk);
+    Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
+    OrderResult.Builder result = OrderResult.newBuilder()
+        .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
+        .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
+        .setClientTs(order.getClientTs()).setIngestTs(Instant.ofEpochMilli(record.timestamp()))
+        .setProcessedTs(now).setTraceId(order.getTraceId());
+
+    if (decision instanceof Decision.Rejected rejected) {
+      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
+      context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
+      return;
+    }
+    Decision.Filled fill = (Decision.Filled) decision;
+    positions.put(positionKey, fill.position());
+    risk.put(member, fill.risk());
+    cash.put(order.getAccountId(), Math.addExact(orElse(cash.get(order.getAccountId()), 0L), fill.cashDelta()));
+
+    result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
+        .setRealizedPnl(Micros.toDecimal(fill.realized()));
+    context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
+    context.forward(record.withKey(positionKey).withValue(Position.newBuilder()
+        .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
+        .setUnderlyingId(fill.underlyingId()).setMultiplier(fill.multiplier())
+        .setQuantity(fill.position().quantity()).setAvgCost(Micros.toDecimal(fill.position().avgCost()))
+        .setRealizedPnl(Micros.toDecimal(fill.position().realized())).setVersion(fill.position().version())
+        .setUpdatedTs(now).build()), POSITIONS_SINK);
+    if (fill.closedQuantity() > 0) {
+      context.forward(record.withKey(order.getAccountId()).withValue(RealizedPnl.newBuilder()
+          .setOrderId(order.getOrderId()).setAccountId(order.getAccountId()).setMemberId(member)
+          .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
+          .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
+          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
+    }
+  }
+
+  private static <T> T orElse(T value, T fallback) {
+    return value == null ? fallback : value;
+  }
+}

@@ -1,0 +1,108 @@
+package io.brokerstream.streams.topology;
+
+import io.brokerstream.avro.Account;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.PriceTick;
+import io.brokerstream.money.Micros;
+import io.brokerstream.pricing.OptionPricer;
+import io.brokerstream.streams.AppSerdes;
+import io.brokerstream.streams.AppSettings;
+import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.domain.OrderDecider;
+import io.brokerstream.streams.state.StateSerdes;
+import java.util.Properties;
+import java.util.function.BiConsumer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The order flow, top to bottom:
+ *
+ * <ol>
+ *   <li>reference data and the latest prices as global stores, so any instance can check any order
+ *       and the gateway can answer from any instance;
+ *   <li>price ticks folded to the latest per instrument between commits, into prices.latest;
+ *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
+ *       risk and cash, emitting results, positions and realized P&L;
+ *   <li>results materialized by order id for the gateway's long polls.
+ * </ol>
+ */
+public final class OrderTopology {
+  private OrderTopology() {}
+
+  public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
+      BiConsumer<String, OrderResult> onResult) {
+    Serde<String> keys = Serdes.String();
+    boolean inMemory = "in_memory".equals(settings.get("stores.member"));
+    StreamsBuilder builder = new StreamsBuilder();
+
+    // Reference data as global tables: a change in Postgres reaches validation through Debezium.
+    builder.globalTable(Topics.REF_MEMBERS, Consumed.with(keys, serdes.member()), globalStore(StoreNames.MEMBERS));
+    builder.globalTable(Topics.REF_INSTRUMENTS, Consumed.with(keys, serdes.instrument()),
+        globalStore(StoreNames.INSTRUMENTS));
+    builder.globalTable(Topics.REF_EQUITY_STARTS, Consumed.with(keys, serdes.equityStart()),
+        globalStore(StoreNames.EQUITY_STARTS));
+    // Accounts keep an index by member too, for the member's deposited cash.
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ACCOUNTS), keys, StateSerdes.accounts())
+            .withLoggingDisabled(),
+        Topics.REF_ACCOUNTS, Consumed.<String, Account>with(keys, serdes.account()), AccountsStoreUpdater::new);
+    builder.globalTable(Topics.PRICES_LATEST, Consumed.with(keys, serdes.tick()), globalStore(StoreNames.PRICES));
+
+    // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
+    // in a cached table and emit it at most once a commit, into the compacted prices.latest.
+    builder.stream(Topics.PRICE_TICKS, Consumed.with(keys, serdes.tick()))
+        .toTable(Materialized.<String, PriceTick, KeyValueStore<Bytes, byte[]>>as(StoreNames.LATEST_TICKS)
+            .withKeySerde(keys).withValueSerde(serdes.tick()).withLoggingDisabled().withCachingEnabled())
+        .toStream()
+        .to(Topics.PRICES_LATEST, Produced.with(keys, serdes.tick()));
+
+    // Results by order id; the order-results topic itself is the changelog (topology optimization).
+    builder.table(Topics.ORDER_RESULTS, Consumed.with(keys, serdes.result()),
+            Materialized.<String, OrderResult, KeyValueStore<Bytes, byte[]>>as(StoreNames.ORDER_RESULTS)
+                .withKeySerde(keys).withValueSerde(serdes.result()).withCachingDisabled())
+        .toStream()
+        // wake the gateway's long polls waiting for these orders
+        .foreach(onResult::accept);
+
+    Topology topology = builder.build(streamsProps);
+
+    // The decision: one order at a time per member, exactly once.
+    OrderDecider decider = new OrderDecider(
+        new OptionPricer(settings.getDouble("pricing.rate"), settings.getInt("pricing.binomial-steps")),
+        Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
+    topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
+        .addProcessor("decide", () -> new OrderProcessor(decider), "orders-source")
+        .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions()), "decide")
+        .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk()), "decide")
+        .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros()), "decide")
+        .addSink(OrderProcessor.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
+            "decide")
+        .addSink(OrderProcessor.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),
+            "decide")
+        .addSink(OrderProcessor.REALIZED_SINK, Topics.REALIZED_PNL, keys.serializer(), serdes.realized().serializer(),
+            "decide");
+    return topology;
+  }
+
+  private static <V> Materialized<String, V, KeyValueStore<Bytes, byte[]>> globalStore(String name) {
+    return Materialized.as(Stores.persistentTimestampedKeyValueStore(name));
+  }
+
+  private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(String name, boolean inMemory, Serde<V> values) {
+    KeyValueBytesStoreSupplier supplier = inMemory
+        ? Stores.inMemoryKeyValueStore(name) : Stores.persistentKeyValueStore(name);
+    // Changelogged: a restarted or moved task rebuilds exactly the committed state.
+    return Stores.keyValueStoreBuilder(supplier, Serdes.String(), values).withCachingEnabled();
+  }
+}

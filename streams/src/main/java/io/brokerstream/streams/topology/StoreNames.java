@@ -1,0 +1,35 @@
+package io.brokerstream.streams.topology;
+
+/** State stores of the order flow; the gateway queries them by these names. */
+public final class StoreNames {
+  // global: every instance holds all of it
+  public static final String MEMBERS = "members";
+  public static final String ACCOUNTS = "accounts";
+  public static final String INSTRUMENTS = "instruments";
+  public static final String EQUITY_STARTS = "equity-starts";
+  public static final String PRICES = "prices";
+  // per member task (co-partitioned with orders, keyed by member)
+  public static final String POSITIONS = "positions";
+  public static final String MEMBER_RISK = "member-risk";
+  public static final String ACCOUNT_CASH = "account-cash";
+  // per order id (partitioned like order-results)
+  public static final String ORDER_RESULTS = "order-results-store";
+  // dedupes ticks between commits
+  public static final String LATEST_TICKS = "latest-ticks";
+
+  private StoreNames() {}
+
+  /** In the accounts store: the member index entry of an account, "m|MEMBER|ACCOUNT" -> cash. */
+  public static String memberIndexKey(String memberId, String accountId) {
+    return "m|" + memberId + "|" + accountId;
+  }
+
+  public static String memberIndexPrefix(String memberId) {
+    return "m|" + memberId + "|";
+  }
+
+  /** In the accounts store: the account entry, "a|ACCOUNT". */
+  public static String accountKey(String accountId) {
+    return "a|" + accountId;
+  }
+}

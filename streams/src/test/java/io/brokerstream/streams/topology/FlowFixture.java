@@ -1,0 +1,217 @@
+package io.brokerstream.streams.topology;
+
+import io.brokerstream.avro.Account;
+import io.brokerstream.avro.DeadLetter;
+import io.brokerstream.avro.EquityStart;
+import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.Member;
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.Position;
+import io.brokerstream.avro.PriceTick;
+import io.brokerstream.avro.RealizedPnl;
+import io.brokerstream.avro.Side;
+import io.brokerstream.money.Micros;
+import io.brokerstream.serde.AvroCodec;
+import io.brokerstream.serde.InMemorySchemaRegistry;
+import io.brokerstream.streams.AppSerdes;
+import io.brokerstream.streams.AppSettings;
+import io.brokerstream.streams.StreamsProperties;
+import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.streams.state.RiskState;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+/** The order topology in a TopologyTestDriver, with helpers that speak the domain. */
+final class FlowFixture implements AutoCloseable {
+  static final Instant NOW = Instant.parse("2026-11-20T15:00:00Z");
+
+  final AppSerdes serdes;
+  final TopologyTestDriver driver;
+  final List<OrderResult> notified = new ArrayList<>();
+  private final Path stateDir;
+  private final TestInputTopic<String, Member> members;
+  private final TestInputTopic<String, Account> accounts;
+  private final TestInputTopic<String, Instrument> instruments;
+  private final TestInputTopic<String, EquityStart> starts;
+  private final TestInputTopic<String, PriceTick> latestPrices;
+  final TestInputTopic<String, PriceTick> ticks;
+  final TestInputTopic<String, Order> orders;
+  final TestInputTopic<String, byte[]> rawOrders;
+  final TestOutputTopic<String, OrderResult> results;
+  final TestOutputTopic<String, Position> positions;
+  final TestOutputTopic<String, RealizedPnl> realized;
+  final TestOutputTopic<String, PriceTick> pricesOut;
+  final TestOutputTopic<String, DeadLetter> deadLetters;
+  private int orderNo;
+
+  FlowFixture() {
+    this(Map.of());
+  }
+
+  FlowFixture(Map<String, String> settingOverrides) {
+    try {
+      stateDir = Files.createTempDirectory("flow-test");
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    Map<String, String> overrides = new HashMap<>(Map.of("state.dir", stateDir.toString(), "pricing.rate", "0.05"));
+    overrides.putAll(settingOverrides);
+    AppSettings settings = AppSettings.of(overrides);
+    InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
+    serdes = new AppSerdes(registry, true);
+    Properties props = StreamsProperties.of(settings, serdes.deadLetters());
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver = new TopologyTestDriver(OrderTopology.build(settings, serdes, props, (id, r) -> notified.add(r)), props,
+        NOW);
+    StringSerializer keys = new StringSerializer();
+    members = driver.createInputTopic(Topics.REF_MEMBERS, keys, serdes.member().serializer());
+    accounts = driver.createInputTopic(Topics.REF_ACCOUNTS, keys, serdes.account().serializer());
+    instruments = driver.createInputTopic(Topics.REF_INSTRUMENTS, keys, serdes.instrument().serializer());
+    starts = driver.createInputTopic(Topics.REF_EQUITY_STARTS, keys, serdes.equityStart().serializer());
+    latestPrices = driver.createInputTopic(Topics.PRICES_LATEST, keys, serdes.tick().serializer());
+    ticks = driver.createInputTopic(Topics.PRICE_TICKS, keys, serdes.tick().serializer());
+    orders = driver.createInputTopic(Topics.ORDERS, keys, serdes.order().serializer());
+    rawOrders = driver.createInputTopic(Topics.ORDERS, keys, new ByteArraySerializer());
+    StringDeserializer keyOut = new StringDeserializer();
+    results = driver.createOutputTopic(Topics.ORDER_RESULTS, keyOut, serdes.result().deserializer());
+    positions = driver.createOutputTopic(Topics.POSITIONS, keyOut, serdes.position().deserializer());
+    realized = driver.createOutputTopic(Topics.REALIZED_PNL, keyOut, serdes.realized().deserializer());
+    pricesOut = driver.createOutputTopic(Topics.PRICES_LATEST, keyOut, serdes.tick().deserializer());
+    AvroCodec<DeadLetter> dlq = serdes.deadLetters();
+    deadLetters = driver.createOutputTopic(Topics.DEAD_LETTERS, keyOut,
+        (topic, bytes) -> dlq.decode(bytes));
+  }
+
+  // --- reference data -----------------------------------------------------------------------------
+  FlowFixture member(String id, String status, String creditLimit) {
+    members.pipeInput(id, Member.newBuilder().setMemberId(id).setName(id).setStatus(status)
+        .setCreditLimit(money(creditLimit)).setApiKeySha256(null).build());
+    return this;
+  }
+
+  FlowFixture deleteMember(String id) {
+    members.pipeInput(id, null);
+    return this;
+  }
+
+  FlowFixture account(String id, String member, String status, String cash, boolean shortAllowed) {
+    accounts.pipeInput(id, Account.newBuilder().setAccountId(id).setMemberId(member).setStatus(status)
+        .setCashBalance(money(cash)).setShortAllowed(shortAllowed).build());
+    return this;
+  }
+
+  FlowFixture deleteAccount(String id) {
+    accounts.pipeInput(id, null);
+    return this;
+  }
+
+  FlowFixture equity(String id, String status) {
+    instruments.pipeInput(id, Instrument.newBuilder().setInstrumentId(id).setSymbol(id).setCurrency("USD")
+        .setExchange("XNYS").setName(id).setInstrumentType("EQUITY").setStatus(status).setMultiplier(1).build());
+    return this;
+  }
+
+  FlowFixture option(String id, String underlying, String type, String style, String strike, LocalDate maturity) {
+    instruments.pipeInput(id, Instrument.newBuilder().setInstrumentId(id).setSymbol(id).setCurrency("USD")
+        .setExchange("XCBO").setName(id).setInstrumentType("OPTION").setStatus("ACTIVE").setUnderlyingId(underlying)
+        .setUnderlyingSymbol(underlying).setMaturity(maturity).setOptionType(type).setStrike(money(strike))
+        .setMultiplier(100).setExerciseStyle(style).build());
+    return this;
+  }
+
+  FlowFixture volatility(String equity, double sigma) {
+    starts.pipeInput(equity, EquityStart.newBuilder().setInstrumentId(equity).setStartPrice(money("100"))
+        .setVolatility(sigma).build());
+    return this;
+  }
+
+  FlowFixture price(String equity, String price) {
+    latestPrices.pipeInput(equity, tick(equity, price, 1));
+    return this;
+  }
+
+  static PriceTick tick(String equity, String price, long sequence) {
+    return PriceTick.newBuilder().setInstrumentId(equity).setPrice(money(price)).setEventTs(NOW).setSequence(sequence)
+        .build();
+  }
+
+  /** The usual cast: member M1 with accounts A1 (may short) and A2 (may not), equity EQ1 at 100. */
+  FlowFixture standard() {
+    member("M1", "ACTIVE", "1000000").account("A1", "M1", "ACTIVE", "500000", true)
+        .account("A2", "M1", "ACTIVE", "250000", false).equity("EQ1", "ACTIVE").volatility("EQ1", 0.2)
+        .price("EQ1", "100");
+    return this;
+  }
+
+  // --- orders -------------------------------------------------------------------------------------
+  Order order(String account, String instrument, Side side, long quantity, String limit) {
+    return Order.newBuilder().setOrderId("o" + (++orderNo)).setAccountId(account).setInstrumentId(instrument)
+        .setSide(side).setQuantity(quantity).setLimitPrice(limit == null ? null : money(limit)).setShortSale(false)
+        .setClientTs(NOW).setTraceId(null).build();
+  }
+
+  OrderResult send(String member, Order order) {
+    orders.pipeInput(member, order, NOW);
+    return results.readValue();
+  }
+
+  OrderResult send(String member, String account, String instrument, Side side, long quantity) {
+    return send(member, order(account, instrument, side, quantity, null));
+  }
+
+  OrderResult buy(String account, String instrument, long quantity) {
+    return send("M1", account, instrument, Side.BUY, quantity);
+  }
+
+  OrderResult sell(String account, String instrument, long quantity) {
+    return send("M1", account, instrument, Side.SELL, quantity);
+  }
+
+  PositionState position(String account, String instrument) {
+    return driver.<String, PositionState>getKeyValueStore(StoreNames.POSITIONS).get(Topics.positionKey(account, instrument));
+  }
+
+  RiskState risk(String member) {
+    return driver.<String, RiskState>getKeyValueStore(StoreNames.MEMBER_RISK).get(member);
+  }
+
+  long cash(String account) {
+    Long delta = driver.<String, Long>getKeyValueStore(StoreNames.ACCOUNT_CASH).get(account);
+    return delta == null ? 0 : delta;
+  }
+
+  static BigDecimal money(String text) {
+    return Micros.toDecimal(Micros.parse(text));
+  }
+
+  static long micros(String text) {
+    return Micros.parse(text);
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+    try (var files = Files.walk(stateDir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException ignored) {
+      // a temp folder
+    }
+  }
+}
