@@ -56,3 +56,72 @@ def stack(stack_env, cfg):
     yield cfg
     if not keep:
         launcher(stack_env, "down")
+
+
+# --- the order flow's world: reference data in Postgres (Debezium carries it), opening prices --------
+import datetime as _dt
+import time as _time
+
+import requests as _requests
+
+REFDATA_SEED = 42
+
+
+class GatewayClient:
+    """The HTTP gateway as a member sees it."""
+
+    def __init__(self, url: str, api_key: str | None):
+        self.url = url.rstrip("/")
+        self.http = _requests.Session()
+        if api_key:
+            self.http.headers["X-Api-Key"] = api_key
+
+    def post(self, path: str, body) -> _requests.Response:
+        return self.http.post(self.url + path, json=body, timeout=30)
+
+    def get(self, path: str, **params) -> _requests.Response:
+        return self.http.get(self.url + path, params=params, timeout=40)
+
+    def order(self, **fields) -> dict:
+        resp = self.post("/orders", fields)
+        assert resp.status_code == 202, resp.text
+        order_id = resp.json()["order_id"]
+        result = self.get(f"/orders/{order_id}", wait_ms=10000)
+        assert result.status_code == 200, result.text
+        return result.json()
+
+
+@pytest.fixture(scope="session")
+def world(stack):
+    """Tiny reference data loaded and visible to the order flow, every equity with an opening price."""
+    from brokerstream.gen import pgload, refdata
+    from brokerstream.gen.produce import produce_ticks
+    from brokerstream.gen.ticks import TickGenerator
+
+    data = refdata.generate("tiny", REFDATA_SEED, _dt.datetime.now(_dt.timezone.utc).date())
+    pgload.load(stack, data, replace=True, progress=lambda _: None)
+    produce_ticks(stack, TickGenerator(data, 5), duration=0)
+    # Wait until Debezium has carried the data to the flow and the opening prices are folded in.
+    member = data.members[0].member_id
+    account = next(a for a in data.accounts if a.member_id == member and a.status == "ACTIVE")
+    gw = GatewayClient(stack.gateway_url, refdata.api_key(REFDATA_SEED, member))
+    deadline = _time.monotonic() + 60
+    while True:
+        resp = gw.post("/orders", {"account_id": account.account_id, "instrument_id": data.instruments[0].instrument_id,
+                                   "side": "BUY", "quantity": 1})
+        if resp.status_code == 202:
+            result = gw.get(f"/orders/{resp.json()['order_id']}", wait_ms=5000)
+            if result.status_code == 200 and result.json()["status"] == "ACCEPTED":
+                break
+        assert _time.monotonic() < deadline, f"the flow never accepted an order: {resp.status_code} {resp.text}"
+        _time.sleep(1)
+    return data
+
+
+@pytest.fixture(scope="session")
+def gateway_for(stack, world):
+    from brokerstream.gen.refdata import api_key
+
+    def make(member_id: str | None, url: str | None = None) -> GatewayClient:
+        return GatewayClient(url or stack.gateway_url, api_key(REFDATA_SEED, member_id) if member_id else None)
+    return make

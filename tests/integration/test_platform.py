@@ -22,7 +22,7 @@ from .conftest import launcher
 
 
 def status_rows(env) -> dict[str, dict]:
-    return {r["service"]: r for r in json.loads(launcher(env, "status", "--json").stdout)}
+    return {r["service"]: r for r in json.loads(launcher(env, "status", "--json").stdout)["services"]}
 
 
 def test_every_service_is_healthy_and_listens_on_loopback_only(stack, stack_env):

@@ -45,9 +45,14 @@ def cmd_orders(cfg: Config, args) -> int:
     data = _refdata_source(cfg, args)
     mix = _mix(args)
     tag = args.tag or dt.datetime.now().strftime("r%Y%m%d%H%M%S")
+    positions = None
+    if not args.fresh:
+        from ..flowcheck import holdings
+        positions = holdings(cfg)
     count = args.count if args.action == "prefill" else int(args.rate * args.duration)
     rate = None if args.action == "prefill" else args.rate
-    report = prefill(cfg, lambda shard: OrderGenerator(data, args.seed, mix, run_tag=tag, shard=shard), count,
+    report = prefill(cfg, lambda shard: OrderGenerator(data, args.seed, mix, run_tag=tag, shard=shard,
+                                                       positions=positions), count,
                      workers=args.workers, rate=rate, progress=print)
     print(f"[orders] {report.produced:,} orders in {report.seconds:.2f} s: {report.rate:,.0f} orders/s "
           f"({args.workers} worker{'s' if args.workers > 1 else ''})")
@@ -101,6 +106,8 @@ def add_commands(sub) -> None:
     s.add_argument("--fault-rate", type=float, default=0.005, help="rate of each kind of invalid order")
     s.add_argument("--fault", action="append", metavar="KIND=RATE", help="rate of one kind, e.g. UNKNOWN_ACCOUNT=0.01")
     s.add_argument("--report", help="write counts by expected outcome to this JSON file")
+    s.add_argument("--fresh", action="store_true",
+                   help="ignore the positions already published (default: start from them)")
     source_args(s)
     s.set_defaults(func=cmd_orders)
 

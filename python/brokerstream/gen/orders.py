@@ -86,9 +86,11 @@ def wall_clock_ms() -> int:
 class OrderGenerator:
     def __init__(self, data: RefData, seed: int, mix: OrderMix | None = None, *, run_tag: str = "run",
                  clock: Callable[[], int] = wall_clock_ms, today: dt.date | None = None,
-                 shard: tuple[int, int] = (0, 1)):
+                 shard: tuple[int, int] = (0, 1), positions: dict[str, dict[str, int]] | None = None):
         """shard (i, n): generate for the i-th of n disjoint sets of members, so n processes can
-        share a prefill without two of them tracking the same member's positions."""
+        share a prefill without two of them tracking the same member's positions.
+        positions: what accounts hold already ({account: {instrument: quantity}}), when the flow has
+        run before, so that sells and short-sale faults are judged against real holdings."""
         self.mix = mix or OrderMix()
         index, shards = shard
         self.rng = random.Random(f"orders:{seed}:{run_tag}:{index}/{shards}")
@@ -138,6 +140,11 @@ class OrderGenerator:
         for m in members.values():
             cash = sum(a.cash_balance for a in data_accounts if a.member_id == m.member_id)
             self.limit[m.member_id] = int((cash + m.credit_limit) * self.mix.exposure_cap)
+        for account in data_accounts:
+            for instrument_id, quantity in (positions or {}).get(account.account_id, {}).items():
+                if quantity and instrument_id in self.price:
+                    self.positions.setdefault(account.account_id, {})
+                    self._book(account, instrument_id, quantity)
         self.fault_kinds = [k for k, rate in self.mix.faults.items() if rate > 0 and self._fault_possible(k)]
         self.fault_cum = list(itertools.accumulate(self.mix.faults[k] for k in self.fault_kinds))
 
@@ -164,8 +171,12 @@ class OrderGenerator:
     def _limit(self, instrument_id: str, side: str) -> int | None:
         if self.rng.random() >= self.mix.limit_share:
             return None
-        # Far from the market on the safe side: a buy limit at 3x, a sell limit at a third.
+        # Far from the market on the safe side: an equity's buy limit at 3x, its sell limit at a third.
+        # Options are priced by the broker's model, which our rough price may miss by a lot: their
+        # buy limit is 100x plus $100, their sell limit the smallest positive price.
         price = self.price[instrument_id]
+        if self.multiplier[instrument_id] > 1:
+            return price * 100 + 100 * MICROS if side == "BUY" else 1
         return price * 3 if side == "BUY" else max(1, price // 3)
 
     def _fault_possible(self, kind: str) -> bool:
@@ -227,7 +238,7 @@ class OrderGenerator:
         return self._order(account, instrument_id, side, qty, self._limit(instrument_id, side), False, "ACCEPTED")
 
     def _book(self, account, instrument_id: str, delta: int) -> None:
-        held = self.positions[account.account_id]
+        held = self.positions.setdefault(account.account_id, {})
         before = held.get(instrument_id, 0)
         after = before + delta
         unit = self.price[instrument_id] * self.multiplier[instrument_id]

@@ -43,7 +43,7 @@ class StreamsApp(Service):
         env = dict(os.environ)
         env.update(self.environment())
         argv = [self.cfg.java(), *java_opts(self.cfg["BS_STREAMS_HEAP"]), f"-Djava.io.tmpdir={self.data}",
-                "-jar", str(self.layout.module_jar(*JAR))]
+                *self.cfg["BS_STREAMS_JAVA_OPTS"].split(), "-jar", str(self.layout.module_jar(*JAR))]
         return Launch(argv=argv, env=env, cwd=self.data)
 
     def healthy(self) -> bool:

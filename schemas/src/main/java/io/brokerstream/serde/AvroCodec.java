@@ -42,12 +42,16 @@ public final class AvroCodec<T> {
   private final DatumWriter<T> writer;
   private final ThreadLocal<Buffers> buffers = ThreadLocal.withInitial(Buffers::new);
 
-  private AvroCodec(SchemaRegistry registry, Schema readerSchema, GenericData model, boolean autoRegister) {
+  private final DatumReader<T> fastReader; // for data written with exactly our schema
+
+  private AvroCodec(SchemaRegistry registry, Schema readerSchema, GenericData model, boolean autoRegister,
+      DatumWriter<T> fastWriter, DatumReader<T> fastReader) {
     this.registry = registry;
     this.readerSchema = readerSchema;
     this.model = model;
     this.autoRegister = autoRegister;
-    this.writer = readerSchema == null ? null : newWriter(readerSchema, model);
+    this.writer = fastWriter != null ? fastWriter : readerSchema == null ? null : newWriter(readerSchema, model);
+    this.fastReader = fastReader;
     this.registeredSchema = readerSchema == null ? null : RegistrySchemas.withoutJavaProperties(readerSchema);
   }
 
@@ -55,12 +59,19 @@ public final class AvroCodec<T> {
   public static <T extends SpecificRecord> AvroCodec<T> specific(Class<T> type, SchemaRegistry registry,
       boolean autoRegister) {
     SpecificData model = SpecificData.getForClass(type);
-    return new AvroCodec<>(registry, model.getSchema(type), model, autoRegister);
+    return new AvroCodec<>(registry, model.getSchema(type), model, autoRegister, FastCoders.writer(type),
+        FastCoders.reader(type));
+  }
+
+  /** Records of a generated class through Avro's generic machinery only (tests compare the two). */
+  static <T extends SpecificRecord> AvroCodec<T> specificWithoutFastCoders(Class<T> type, SchemaRegistry registry) {
+    SpecificData model = SpecificData.getForClass(type);
+    return new AvroCodec<>(registry, model.getSchema(type), model, true, null, null);
   }
 
   /** Generic records read with their writer's schema: for tools that handle any topic. */
   public static AvroCodec<GenericRecord> generic(SchemaRegistry registry) {
-    return new AvroCodec<>(registry, null, GenericData.get(), true);
+    return new AvroCodec<>(registry, null, GenericData.get(), true, null, null);
   }
 
   /** Encodes for a subject (TopicNameStrategy: {@code <topic>-value} or {@code <topic>-key}). */
@@ -130,6 +141,9 @@ public final class AvroCodec<T> {
   @SuppressWarnings("unchecked")
   private DatumReader<T> newReader(int id) {
     Schema writerSchema = registry.schemaById(id);
+    if (fastReader != null && writerSchema.equals(registeredSchema)) {
+      return fastReader;
+    }
     if (readerSchema == null) {
       return (DatumReader<T>) new GenericDatumReader<GenericRecord>(writerSchema, writerSchema, model);
     }

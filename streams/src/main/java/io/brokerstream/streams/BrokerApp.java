@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
@@ -64,7 +65,10 @@ public final class BrokerApp {
       log.info("shutting down");
       gateway.close();
       submitter.close();
-      streams.close(Duration.ofSeconds(30));
+      // Leaving the group lets a restarted instance take the partitions at once instead of waiting
+      // out this member's session.
+      streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+          .withTimeout(Duration.ofSeconds(30)));
       stopped.countDown();
     }, "shutdown"));
 

@@ -14,7 +14,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * replays ref.accounts through this processor when it restores the store, so the index survives.
  */
 public final class AccountsStoreUpdater implements Processor<String, Account, Void, Void> {
+  /** Cache key space of members' deposited cash (sums over their accounts). */
+  static final String DEPOSITS = "member-deposits";
+  private final ReferenceCache cache;
   private KeyValueStore<String, AccountEntry> store;
+
+  AccountsStoreUpdater(ReferenceCache cache) {
+    this.cache = cache;
+  }
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
@@ -34,11 +41,16 @@ public final class AccountsStoreUpdater implements Processor<String, Account, Vo
     Account account = record.value();
     if (account == null) { // deleted in Postgres
       store.delete(StoreNames.accountKey(accountId));
-      return;
+    } else {
+      AccountEntry entry = new AccountEntry(accountId, account.getMemberId(), account.getStatus(),
+          Micros.of(account.getCashBalance()), account.getShortAllowed());
+      store.put(StoreNames.accountKey(accountId), entry);
+      store.put(StoreNames.memberIndexKey(entry.memberId(), accountId), entry);
+      cache.invalidate(DEPOSITS, entry.memberId());
     }
-    AccountEntry entry = new AccountEntry(accountId, account.getMemberId(), account.getStatus(),
-        Micros.of(account.getCashBalance()), account.getShortAllowed());
-    store.put(StoreNames.accountKey(accountId), entry);
-    store.put(StoreNames.memberIndexKey(entry.memberId(), accountId), entry);
+    cache.invalidate(StoreNames.ACCOUNTS, accountId);
+    if (previous != null) {
+      cache.invalidate(DEPOSITS, previous.memberId());
+    }
   }
 }

@@ -39,8 +39,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private KeyValueStore<String, Long> cash;
   private ReferenceData ref;
 
-  public OrderProcessor(OrderDecider decider) {
-    this(decider, StoreReferenceData::new);
+  public OrderProcessor(OrderDecider decider, ReferenceCache cache) {
+    this(decider, context -> new StoreReferenceData(context, cache));
   }
 
   OrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {

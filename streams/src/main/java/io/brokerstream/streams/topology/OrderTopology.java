@@ -46,18 +46,19 @@ public final class OrderTopology {
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
 
-    // Reference data as global tables: a change in Postgres reaches validation through Debezium.
-    builder.globalTable(Topics.REF_MEMBERS, Consumed.with(keys, serdes.member()), globalStore(StoreNames.MEMBERS));
-    builder.globalTable(Topics.REF_INSTRUMENTS, Consumed.with(keys, serdes.instrument()),
-        globalStore(StoreNames.INSTRUMENTS));
-    builder.globalTable(Topics.REF_EQUITY_STARTS, Consumed.with(keys, serdes.equityStart()),
-        globalStore(StoreNames.EQUITY_STARTS));
+    // Reference data and latest prices as global stores: a change in Postgres reaches validation
+    // through Debezium; the updaters also drop what the cache of decoded values holds for a key.
+    ReferenceCache cache = new ReferenceCache();
+    globalStore(builder, StoreNames.MEMBERS, Topics.REF_MEMBERS, serdes.member(), cache);
+    globalStore(builder, StoreNames.INSTRUMENTS, Topics.REF_INSTRUMENTS, serdes.instrument(), cache);
+    globalStore(builder, StoreNames.EQUITY_STARTS, Topics.REF_EQUITY_STARTS, serdes.equityStart(), cache);
+    globalStore(builder, StoreNames.PRICES, Topics.PRICES_LATEST, serdes.tick(), cache);
     // Accounts keep an index by member too, for the member's deposited cash.
     builder.addGlobalStore(
         Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ACCOUNTS), keys, StateSerdes.accounts())
             .withLoggingDisabled(),
-        Topics.REF_ACCOUNTS, Consumed.<String, Account>with(keys, serdes.account()), AccountsStoreUpdater::new);
-    builder.globalTable(Topics.PRICES_LATEST, Consumed.with(keys, serdes.tick()), globalStore(StoreNames.PRICES));
+        Topics.REF_ACCOUNTS, Consumed.<String, Account>with(keys, serdes.account()),
+        () -> new AccountsStoreUpdater(cache));
 
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.
@@ -82,7 +83,7 @@ public final class OrderTopology {
         new OptionPricer(settings.getDouble("pricing.rate"), settings.getInt("pricing.binomial-steps")),
         Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor("decide", () -> new OrderProcessor(decider), "orders-source")
+        .addProcessor("decide", () -> new OrderProcessor(decider, cache), "orders-source")
         .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions()), "decide")
         .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk()), "decide")
         .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros()), "decide")
@@ -95,8 +96,11 @@ public final class OrderTopology {
     return topology;
   }
 
-  private static <V> Materialized<String, V, KeyValueStore<Bytes, byte[]>> globalStore(String name) {
-    return Materialized.as(Stores.persistentTimestampedKeyValueStore(name));
+  private static <V> void globalStore(StreamsBuilder builder, String name, String topic, Serde<V> values,
+      ReferenceCache cache) {
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values).withLoggingDisabled(),
+        topic, Consumed.with(Serdes.String(), values), () -> new GlobalStoreUpdater<V>(name, cache));
   }
 
   private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(String name, boolean inMemory, Serde<V> values) {

@@ -12,20 +12,23 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.TimestampedKeyValueStore;
-import org.apache.kafka.streams.state.ValueAndTimestamp;
 
-/** Reference data read from the global stores, as the order flow sees it at this moment. */
+/**
+ * Reference data from the global stores, as the order flow sees it at this moment, through the
+ * shared cache of decoded values.
+ */
 final class StoreReferenceData implements ReferenceData {
   private static final StringSerializer KEYS = new StringSerializer();
 
-  private final TimestampedKeyValueStore<String, Member> members;
+  private final ReferenceCache cache;
+  private final KeyValueStore<String, Member> members;
   private final KeyValueStore<String, AccountEntry> accounts;
-  private final TimestampedKeyValueStore<String, Instrument> instruments;
-  private final TimestampedKeyValueStore<String, EquityStart> equityStarts;
-  private final TimestampedKeyValueStore<String, PriceTick> prices;
+  private final KeyValueStore<String, Instrument> instruments;
+  private final KeyValueStore<String, EquityStart> equityStarts;
+  private final KeyValueStore<String, PriceTick> prices;
 
-  StoreReferenceData(ProcessorContext<?, ?> context) {
+  StoreReferenceData(ProcessorContext<?, ?> context, ReferenceCache cache) {
+    this.cache = cache;
     members = context.getStateStore(StoreNames.MEMBERS);
     accounts = context.getStateStore(StoreNames.ACCOUNTS);
     instruments = context.getStateStore(StoreNames.INSTRUMENTS);
@@ -35,44 +38,46 @@ final class StoreReferenceData implements ReferenceData {
 
   @Override
   public AccountEntry account(String accountId) {
-    return accounts.get(StoreNames.accountKey(accountId));
+    return cache.get(StoreNames.ACCOUNTS, accountId, id -> accounts.get(StoreNames.accountKey(id)));
   }
 
   @Override
   public Member member(String memberId) {
-    return value(members.get(memberId));
+    return cache.get(StoreNames.MEMBERS, memberId, members::get);
   }
 
   @Override
   public Instrument instrument(String instrumentId) {
-    return value(instruments.get(instrumentId));
+    return cache.get(StoreNames.INSTRUMENTS, instrumentId, instruments::get);
   }
 
   @Override
   public Double volatility(String equityId) {
-    EquityStart start = value(equityStarts.get(equityId));
-    return start == null ? null : start.getVolatility();
+    return cache.get(StoreNames.EQUITY_STARTS, equityId, id -> {
+      EquityStart start = equityStarts.get(id);
+      return start == null ? null : start.getVolatility();
+    });
   }
 
   @Override
   public Long priceMicros(String equityId) {
-    PriceTick tick = value(prices.get(equityId));
-    return tick == null ? null : Micros.of(tick.getPrice());
+    return cache.get(StoreNames.PRICES, equityId, id -> {
+      PriceTick tick = prices.get(id);
+      return tick == null ? null : Micros.of(tick.getPrice());
+    });
   }
 
   @Override
   public long depositedCash(String memberId) {
-    long total = 0;
-    try (KeyValueIterator<String, AccountEntry> it = accounts.prefixScan(StoreNames.memberIndexPrefix(memberId), KEYS)) {
-      while (it.hasNext()) {
-        KeyValue<String, AccountEntry> entry = it.next();
-        total = Math.addExact(total, entry.value.cashMicros());
+    return cache.<Long>get(AccountsStoreUpdater.DEPOSITS, memberId, id -> {
+      long total = 0;
+      try (KeyValueIterator<String, AccountEntry> it = accounts.prefixScan(StoreNames.memberIndexPrefix(id), KEYS)) {
+        while (it.hasNext()) {
+          KeyValue<String, AccountEntry> entry = it.next();
+          total = Math.addExact(total, entry.value.cashMicros());
+        }
       }
-    }
-    return total;
-  }
-
-  private static <V> V value(ValueAndTimestamp<V> stored) {
-    return stored == null ? null : stored.value();
+      return total;
+    });
   }
 }
