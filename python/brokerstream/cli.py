@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from . import config
 from .errors import UserError
@@ -169,6 +170,25 @@ def cmd_schemas(cfg, args) -> int:
     return 0
 
 
+def cmd_bench(cfg, args) -> int:
+    if args.which == "drain":
+        from .bench import drain
+        result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
+                           profile=args.profile)
+        for line in result.lines():
+            print(f"[drain] {line}")
+        if args.json:
+            drain.write(result, Path(args.json))
+        return 0
+    from .bench import gateway
+    result = gateway.run(cfg, rate=args.rate, duration=args.duration)
+    for line in result.lines():
+        print(f"[gateway] {line}")
+    if args.json:
+        gateway.write(result, Path(args.json))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="brokerstream", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -216,6 +236,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .gen.cli import add_commands as add_generator_commands
     add_generator_commands(sub)
+
+    s = sub.add_parser("bench", help="benchmarks that print figures: `drain` (prefill, then drain) or `gateway`")
+    s.add_argument("which", choices=["drain", "gateway"])
+    s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
+    s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
+    s.add_argument("--tick-rate", type=float, default=10_000, help="drain: price ticks per second meanwhile")
+    s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
+    s.add_argument("--rate", type=float, default=1000, help="gateway: single-order requests per second")
+    s.add_argument("--duration", type=float, default=30, help="gateway: seconds")
+    s.add_argument("--json", help="also write the figures to this file")
+    s.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("test", help="the whole test suite (what CI runs)")
     s.add_argument("--unit", action="store_true", help="unit tests only: no stack")

@@ -140,12 +140,16 @@ def reconcile(order_ids: Iterable[str], results: list[Message], dead_letters: li
 
 
 def latest_positions(cfg: Config) -> dict[str, dict]:
-    """The positions the flow has published: the highest version per account|instrument."""
-    latest: dict[str, dict] = {}
-    for m in read_topic(cfg, "positions"):
-        if m.value is not None and (m.key not in latest or m.value["version"] > latest[m.key]["version"]):
-            latest[m.key] = m.value
-    return latest
+    """The positions the flow has published: the last record per account|instrument (a key lives in
+    one partition, so the last is the highest version). Only those are decoded: the topic holds
+    every version until compaction catches up."""
+    last: dict[str, bytes] = {}
+    for m in read_topic(cfg, "positions", decode=False, timeout=600):
+        if m.value is not None:
+            last[m.key] = m.value
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": cfg.registry_url}))
+    ctx = SerializationContext("positions", MessageField.VALUE)
+    return {key: deserializer(raw, ctx) for key, raw in last.items()}
 
 
 def holdings(cfg: Config) -> dict[str, dict[str, int]]:

@@ -73,6 +73,7 @@ def ensure_topics(bootstrap: str, topics: list[Topic], timeout: float = 30.0) ->
         for name, future in futures.items():
             future.result()
             outcome[name] = "created"
+    _sync_configs(admin, [t for t in topics if t.name in existing and t.config], outcome, timeout)
     grow = [t for t in topics if t.name in existing and len(existing[t.name].partitions) < t.partitions]
     if grow:
         futures = admin.create_partitions([NewPartitions(t.name, t.partitions) for t in grow])
@@ -82,3 +83,23 @@ def ensure_topics(bootstrap: str, topics: list[Topic], timeout: float = 30.0) ->
     for t in topics:
         outcome.setdefault(t.name, "exists")
     return outcome
+
+
+def _sync_configs(admin, topics: list[Topic], outcome: dict[str, str], timeout: float) -> None:
+    """Existing topics get the catalog's configuration where theirs differs (the catalog rules)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+    if not topics:
+        return
+    described = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, t.name) for t in topics],
+                                       request_timeout=timeout)
+    changes = []
+    for t in topics:
+        current = {k: v.value for k, v in described[ConfigResource(ConfigResource.Type.TOPIC, t.name)].result().items()}
+        differing = {k: v for k, v in t.config.items() if current.get(k) != v}
+        if differing:
+            changes.append(ConfigResource(ConfigResource.Type.TOPIC, t.name, incremental_configs=[
+                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in differing.items()]))
+    if changes:
+        for resource, future in admin.incremental_alter_configs(changes).items():
+            future.result()
+            outcome[resource.name] = "configuration updated"

@@ -10,7 +10,7 @@ from brokerstream import config
 
 COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
 SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",
-            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init"}
+            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams"}
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +48,15 @@ def test_init_job_provisions_from_the_same_catalog(resolved):
     assert init["command"][-1] == "provision"
     sources = {v.split(":")[0] if isinstance(v, str) else v["source"] for v in init.get("volumes", [])}
     assert str(config.ROOT / "platform" / "topics.yaml") in sources
+
+
+def test_the_order_flow_runs_the_same_jar_with_the_same_settings_as_natively(resolved):
+    from brokerstream.launcher.layout import Layout
+    from brokerstream.launcher.services.streams import StreamsApp
+    streams = resolved["services"]["streams"]
+    native = StreamsApp(config.load(environ={}), Layout(config.load(environ={}))).environment()
+    # every setting the launcher gives the app natively, compose gives it too
+    assert set(native) <= set(streams["environment"]), set(native) - set(streams["environment"])
+    assert streams["environment"]["BROKER_KAFKA_BOOTSTRAP"] == "kafka:9092"
+    dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
+    assert "streams/target/streams-0.1.0.jar" in dockerfile

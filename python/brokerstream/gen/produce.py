@@ -108,8 +108,9 @@ def produce_orders(cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str 
 
 
 def produce_ticks(cfg: Config, generator: TickGenerator, *, duration: float, snapshot: bool = True,
-                  topic: str = "price-ticks", progress=None) -> ProduceReport:
-    """An opening snapshot (every equity once), then a round every interval for `duration` seconds."""
+                  topic: str = "price-ticks", progress=None, stop=None) -> ProduceReport:
+    """An opening snapshot (every equity once), then a round every interval for `duration` seconds
+    or until stop() says so."""
     header = schema_header(cfg, topic, "PriceTick")
     strings = StringCache()
     report = ProduceReport()
@@ -128,6 +129,8 @@ def produce_ticks(cfg: Config, generator: TickGenerator, *, duration: float, sna
     rounds = int(duration / generator.interval)
     next_report = t0 + 5
     for n in range(1, rounds + 1):
+        if stop is not None and stop():
+            break
         send(generator.next_round(int(time.time() * 1000)))
         now = time.monotonic()
         if progress and now >= next_report:

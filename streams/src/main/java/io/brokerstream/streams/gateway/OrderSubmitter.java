@@ -26,7 +26,7 @@ public final class OrderSubmitter implements AutoCloseable {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "gateway");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());

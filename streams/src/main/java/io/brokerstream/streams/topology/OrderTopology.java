@@ -9,6 +9,7 @@ import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.domain.OrderDecider;
+import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
 import java.util.Properties;
 import java.util.function.BiConsumer;
@@ -84,9 +85,11 @@ public final class OrderTopology {
         Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
         .addProcessor("decide", () -> new OrderProcessor(decider, cache), "orders-source")
-        .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions()), "decide")
-        .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk()), "decide")
-        .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros()), "decide")
+        // Positions are many and mostly written once per commit: no record cache in front of them.
+        // Risk and cash are per member and account: the cache folds their many updates per commit.
+        .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
+        .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
+        .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
         .addSink(OrderProcessor.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
             "decide")
         .addSink(OrderProcessor.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),
@@ -103,10 +106,12 @@ public final class OrderTopology {
         topic, Consumed.with(Serdes.String(), values), () -> new GlobalStoreUpdater<V>(name, cache));
   }
 
-  private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(String name, boolean inMemory, Serde<V> values) {
+  private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(String name, boolean inMemory, Serde<V> values,
+      boolean cached) {
     KeyValueBytesStoreSupplier supplier = inMemory
-        ? Stores.inMemoryKeyValueStore(name) : Stores.persistentKeyValueStore(name);
+        ? HashKeyValueStore.supplier(name) : Stores.persistentKeyValueStore(name);
     // Changelogged: a restarted or moved task rebuilds exactly the committed state.
-    return Stores.keyValueStoreBuilder(supplier, Serdes.String(), values).withCachingEnabled();
+    StoreBuilder<KeyValueStore<String, V>> builder = Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
+    return cached ? builder.withCachingEnabled() : builder.withCachingDisabled();
   }
 }
