@@ -13,7 +13,9 @@ def test_catalog_names_every_flow_and_uses_the_partition_knob():
         assert name in topics
     assert topics["orders"].partitions == 12
     assert topics["ref.members"].partitions == 1
-    assert topics["positions"].config == {"cleanup.policy": "compact"}
+    assert topics["positions"].config == {"cleanup.policy": "compact", "segment.ms": "60000",
+                                          "min.cleanable.dirty.ratio": "0.1"}
+    assert topics["order-results"].config == {}
 
 
 def test_unknown_fields_and_bad_partitions_are_rejected(tmp_path):

@@ -1,0 +1,147 @@
+-- The order flow's and the P&L flow's results, kept in Postgres by the Debezium JDBC sink
+-- (connectors/sink-*.json) from their Kafka topics. Upserts by primary key: a replayed or re-sent
+-- record rewrites its row, never duplicates it. Columns mirror the Avro schemas (decimal(18,6) =
+-- NUMERIC(18,6), timestamp-millis = timestamptz).
+-- synced_at is ours, set by a trigger when a row is written: with the flow's own timestamps it
+-- measures how far Postgres lags behind Kafka.
+
+CREATE OR REPLACE FUNCTION brokerstream_touch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.synced_at := clock_timestamp();
+  RETURN NEW;
+END $$;
+
+CREATE TABLE IF NOT EXISTS orders (
+  order_id      text PRIMARY KEY,
+  account_id    text NOT NULL,
+  instrument_id text NOT NULL,
+  side          text NOT NULL,
+  quantity      bigint NOT NULL,
+  limit_price   numeric(18, 6),
+  short_sale    boolean NOT NULL,
+  client_ts     timestamptz NOT NULL,
+  trace_id      text,
+  synced_at     timestamptz
+);
+
+CREATE TABLE IF NOT EXISTS order_results (
+  order_id      text PRIMARY KEY,
+  member_id     text NOT NULL,
+  account_id    text NOT NULL,
+  instrument_id text NOT NULL,
+  side          text NOT NULL,
+  quantity      bigint NOT NULL,
+  status        text NOT NULL,
+  reason        text,
+  reason_detail text,
+  fill_price    numeric(18, 6),
+  realized_pnl  numeric(18, 6),
+  client_ts     timestamptz NOT NULL,
+  ingest_ts     timestamptz NOT NULL,
+  processed_ts  timestamptz NOT NULL,
+  trace_id      text,
+  synced_at     timestamptz
+);
+CREATE INDEX IF NOT EXISTS order_results_by_member ON order_results (member_id, processed_ts);
+CREATE INDEX IF NOT EXISTS order_results_by_reason ON order_results (reason) WHERE reason IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS positions (
+  account_id    text NOT NULL,
+  member_id     text NOT NULL,
+  instrument_id text NOT NULL,
+  underlying_id text NOT NULL,
+  multiplier    integer NOT NULL,
+  quantity      bigint NOT NULL,
+  avg_cost      numeric(18, 6) NOT NULL,
+  realized_pnl  numeric(18, 6) NOT NULL,
+  version       bigint NOT NULL,
+  updated_ts    timestamptz NOT NULL,
+  synced_at     timestamptz,
+  PRIMARY KEY (account_id, instrument_id)
+);
+-- Positions by instrument, and by underlying (an equity and the options on it revalue together).
+CREATE INDEX IF NOT EXISTS positions_by_instrument ON positions (instrument_id);
+CREATE INDEX IF NOT EXISTS positions_by_underlying ON positions (underlying_id);
+
+CREATE TABLE IF NOT EXISTS realized_pnl (
+  order_id        text PRIMARY KEY,
+  account_id      text NOT NULL,
+  member_id       text NOT NULL,
+  instrument_id   text NOT NULL,
+  closed_quantity bigint NOT NULL,
+  fill_price      numeric(18, 6) NOT NULL,
+  avg_cost        numeric(18, 6) NOT NULL,
+  realized_pnl    numeric(18, 6) NOT NULL,
+  ts              timestamptz NOT NULL,
+  synced_at       timestamptz
+);
+CREATE INDEX IF NOT EXISTS realized_pnl_by_account ON realized_pnl (account_id, ts);
+
+-- Unrealized P&L (the Flink job's output): per position, and rolled up per account and per member.
+CREATE TABLE IF NOT EXISTS pnl_positions (
+  scope            text NOT NULL,
+  member_id        text NOT NULL,
+  account_id       text NOT NULL,
+  instrument_id    text NOT NULL,
+  underlying_id    text,
+  quantity         bigint,
+  underlying_price numeric(18, 6),
+  mark_price       numeric(18, 6),
+  market_value     numeric(18, 6) NOT NULL,
+  cost_basis       numeric(18, 6) NOT NULL,
+  unrealized_pnl   numeric(18, 6) NOT NULL,
+  positions        integer NOT NULL,
+  window_end       timestamptz NOT NULL,
+  computed_ts      timestamptz NOT NULL,
+  synced_at        timestamptz,
+  PRIMARY KEY (account_id, instrument_id)
+);
+CREATE INDEX IF NOT EXISTS pnl_positions_by_underlying ON pnl_positions (underlying_id);
+
+CREATE TABLE IF NOT EXISTS pnl_accounts (
+  scope            text NOT NULL,
+  member_id        text NOT NULL,
+  account_id       text PRIMARY KEY,
+  instrument_id    text,
+  underlying_id    text,
+  quantity         bigint,
+  underlying_price numeric(18, 6),
+  mark_price       numeric(18, 6),
+  market_value     numeric(18, 6) NOT NULL,
+  cost_basis       numeric(18, 6) NOT NULL,
+  unrealized_pnl   numeric(18, 6) NOT NULL,
+  positions        integer NOT NULL,
+  window_end       timestamptz NOT NULL,
+  computed_ts      timestamptz NOT NULL,
+  synced_at        timestamptz
+);
+
+CREATE TABLE IF NOT EXISTS pnl_members (
+  scope            text NOT NULL,
+  member_id        text PRIMARY KEY,
+  account_id       text,
+  instrument_id    text,
+  underlying_id    text,
+  quantity         bigint,
+  underlying_price numeric(18, 6),
+  mark_price       numeric(18, 6),
+  market_value     numeric(18, 6) NOT NULL,
+  cost_basis       numeric(18, 6) NOT NULL,
+  unrealized_pnl   numeric(18, 6) NOT NULL,
+  positions        integer NOT NULL,
+  window_end       timestamptz NOT NULL,
+  computed_ts      timestamptz NOT NULL,
+  synced_at        timestamptz
+);
+
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['orders', 'order_results', 'positions', 'realized_pnl', 'pnl_positions', 'pnl_accounts',
+                           'pnl_members'] LOOP
+    IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = t || '_synced_at') THEN
+      EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION brokerstream_touch()',
+                     t || '_synced_at', t);
+    END IF;
+  END LOOP;
+END $$;
