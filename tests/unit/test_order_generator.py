@@ -78,6 +78,24 @@ def test_valid_orders_never_oversell_without_short_permission_and_stay_inside_bu
     assert max(gen.committed[m] / gen.limit[m] for m in gen.committed) <= 1.2
 
 
+def test_short_sale_faults_stay_faults_when_accounts_already_hold_everything(data):
+    # an account without short permission that holds every equity long already
+    account = next(a for a in data.accounts if not a.short_allowed and a.status == "ACTIVE")
+    equities = [i.instrument_id for i in data.instruments if i.instrument_type == "EQUITY"]
+    start = {account.account_id: {e: 1000 for e in equities}}
+    gen = OrderGenerator(data, 7, mix=OrderMix(faults={"SHORT_NOT_ALLOWED": 0.5}), positions=start,
+                         clock=lambda: 0)
+    held = collections.defaultdict(int, {(account.account_id, e): 1000 for e in equities})
+    faults = 0
+    for o in (gen.next() for _ in range(3000)):
+        if o.expected == "SHORT_NOT_ALLOWED":
+            faults += 1
+            assert o.side == "SELL" and o.quantity > max(0, held[(o.account_id, o.instrument_id)])
+        elif o.expected == "ACCEPTED":
+            held[(o.account_id, o.instrument_id)] += o.quantity if o.side == "BUY" else -o.quantity
+    assert faults > 1000
+
+
 def test_popular_instruments_dominate(data):
     orders, gen = generate(data, 50_000, mix=OrderMix(option_share=0.0))
     counts = collections.Counter(o.instrument_id for o in orders if o.expected == "ACCEPTED")

@@ -270,10 +270,10 @@ class OrderGenerator:
             huge = 10 * self.limit[account.member_id] // self.mix.exposure_cap // max(unit, 1) + 1
             return self._order(account, instrument_id, "BUY", int(huge), None, False, kind)
         if kind == "SHORT_NOT_ALLOWED":
+            # Sell more than the account holds: whatever it holds, plus some.
             account = rng.choice(self.no_short_accounts)
-            held = self.positions.get(account.account_id, {})
-            candidates = [i for i in self.equities[:50] if held.get(i, 0) <= 0]
-            return self._order(account, rng.choice(candidates or self.equities), "SELL", qty, None, False, kind)
+            held = max(0, self.positions.get(account.account_id, {}).get(instrument_id, 0))
+            return self._order(account, instrument_id, "SELL", held + qty, None, False, kind)
         if kind == "INVALID_QUANTITY":
             return self._order(account, instrument_id, "BUY", rng.choice((0, -1, -100)), None, False, kind)
         if kind == "INVALID_PRICE":
