@@ -50,11 +50,11 @@ def cmd_status(cfg, args) -> int:
     if any(r["service"] == "connect" and r["state"] == "healthy" for r in rows):
         from .connectors import Connect, load_specs, problems_of
         connect = Connect(cfg.connect_url)
-        for spec in load_specs():
-            st = connect.status(spec.name)
-            connectors.append({"connector": spec.name, "state": st["connector"]["state"] if st else "ABSENT",
+        for name in sorted({s.name for s in load_specs()} | set(connect.names())):
+            st = connect.status(name)
+            connectors.append({"connector": name, "state": st["connector"]["state"] if st else "ABSENT",
                                "tasks": [{"id": t["id"], "state": t["state"]} for t in (st or {}).get("tasks", [])]})
-            problems += problems_of(spec.name, st)
+            problems += problems_of(name, st)
     if args.json:
         print(json.dumps({"services": rows, "connectors": connectors, "problems": problems}, indent=2))
     else:
@@ -180,8 +180,16 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             drain.write(result, Path(args.json))
         return 0
+    if args.which == "sink":
+        from .bench import sink
+        result = sink.run(cfg, rate=args.rate or 5000, duration=args.duration)
+        for line in result.lines():
+            print(f"[sink] {line}")
+        if args.json:
+            sink.write(result, Path(args.json))
+        return 0
     from .bench import gateway
-    result = gateway.run(cfg, rate=args.rate, duration=args.duration)
+    result = gateway.run(cfg, rate=args.rate or 1000, duration=args.duration)
     for line in result.lines():
         print(f"[gateway] {line}")
     if args.json:
@@ -237,13 +245,15 @@ def build_parser() -> argparse.ArgumentParser:
     from .gen.cli import add_commands as add_generator_commands
     add_generator_commands(sub)
 
-    s = sub.add_parser("bench", help="benchmarks that print figures: `drain` (prefill, then drain) or `gateway`")
-    s.add_argument("which", choices=["drain", "gateway"])
+    s = sub.add_parser("bench", help="benchmarks that print figures: `drain` (prefill, then drain), `gateway`, "
+                                     "`sink` (Postgres lag)")
+    s.add_argument("which", choices=["drain", "gateway", "sink"])
     s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
     s.add_argument("--tick-rate", type=float, default=10_000, help="drain: price ticks per second meanwhile")
     s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
-    s.add_argument("--rate", type=float, default=1000, help="gateway: single-order requests per second")
+    s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
+                                               "sink: orders per second (5000)")
     s.add_argument("--duration", type=float, default=30, help="gateway: seconds")
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)

@@ -120,5 +120,7 @@ def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float 
 
 
 def check(cfg: Config) -> list[str]:
+    """Problems of every connector: those of connectors/*.json (absent counts) and any other registered."""
     connect = Connect(cfg.connect_url)
-    return [p for spec in load_specs() for p in problems_of(spec.name, connect.status(spec.name))]
+    names = {spec.name for spec in load_specs()} | set(connect.names())
+    return [p for name in sorted(names) for p in problems_of(name, connect.status(name))]

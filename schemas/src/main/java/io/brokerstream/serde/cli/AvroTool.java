@@ -95,9 +95,10 @@ public final class AvroTool {
       consumer.subscribe(List.of(topic));
       while (lines.size() < count && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          T value = codec.decode(r.value());
           String key = JsonRecords.JSON.writeValueAsString(r.key());
-          lines.add("{\"key\": " + key + ", \"value\": " + JsonRecords.toJson(value) + "}");
+          // A tombstone (a deleted key on a compacted topic) has no value: it prints as null.
+          String value = r.value() == null ? "null" : JsonRecords.toJson(codec.decode(r.value()));
+          lines.add("{\"key\": " + key + ", \"value\": " + value + "}");
         }
       }
     }
