@@ -62,7 +62,11 @@ class Postgres(Service):
             "max_replication_slots": "10",
             "max_wal_senders": "10",
             "max_connections": "200",
-            "shared_buffers": "128MB",
+            "shared_buffers": "256MB",
+            # The sinks write tens of thousands of rows a second: fewer, larger checkpoints.
+            "max_wal_size": "4GB",
+            "wal_buffers": "16MB",
+            "checkpoint_timeout": "15min",
             "log_min_messages": "warning",
         }
         argv = [self.bin("postgres"), "-D", str(self.pgdata)]
