@@ -55,8 +55,14 @@ def cmd_status(cfg, args) -> int:
             connectors.append({"connector": name, "state": st["connector"]["state"] if st else "ABSENT",
                                "tasks": [{"id": t["id"], "state": t["state"]} for t in (st or {}).get("tasks", [])]})
             problems += problems_of(name, st)
+    jobs = []
+    if any(r["service"] == "flink-jobmanager" and r["state"] == "healthy" for r in rows):
+        from .flinkjobs import PNL_JOB, Flink
+        jobs = [{"job": j.name, "id": j.job_id, "state": j.state} for j in Flink(cfg.flink_url).jobs()]
+        if not any(j["job"] == PNL_JOB and j["state"] == "RUNNING" for j in jobs):
+            problems.append(f"flink job {PNL_JOB}: not RUNNING")
     if args.json:
-        print(json.dumps({"services": rows, "connectors": connectors, "problems": problems}, indent=2))
+        print(json.dumps({"services": rows, "connectors": connectors, "jobs": jobs, "problems": problems}, indent=2))
     else:
         print(f"{'SERVICE':<18} {'STATE':<10} {'PID':>7} {'RSS MB':>7}  PORTS")
         for r in rows:
@@ -69,6 +75,10 @@ def cmd_status(cfg, args) -> int:
             for c in connectors:
                 tasks = " ".join(f"{t['id']}:{t['state']}" for t in c["tasks"]) or "-"
                 print(f"{c['connector']:<24} {c['state']:<12} {tasks}")
+        if jobs:
+            print(f"\n{'FLINK JOB':<24} {'STATE':<12} ID")
+            for j in jobs:
+                print(f"{j['job']:<24} {j['state']:<12} {j['id']}")
         for line in problems:
             print(f"problem: {line}", file=sys.stderr)
     return 1 if (args.check and problems) else 0
@@ -148,6 +158,18 @@ def cmd_connectors(cfg, args) -> int:
         print(line)
     print("connectors: " + ("FAILED" if problems else "all running"))
     return 1 if problems else 0
+
+
+def cmd_flink(cfg, args) -> int:
+    from . import flinkjobs
+    if args.action == "deploy":
+        print(flinkjobs.deploy(cfg, resume=not args.fresh))
+    elif args.action == "stop":
+        print(flinkjobs.stop(cfg))
+    else:
+        for job in flinkjobs.Flink(cfg.flink_url).jobs():
+            print(f"{job.name:<24} {job.state:<12} {job.job_id}")
+    return 0
 
 
 def cmd_schemas(cfg, args) -> int:
@@ -236,6 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("action", choices=["apply", "check", "restart"])
     s.add_argument("names", nargs="*", help="restart: which (default all)")
     s.set_defaults(func=cmd_connectors)
+
+    s = sub.add_parser("flink", help="the P&L job on the Flink session cluster")
+    s.add_argument("action", choices=["deploy", "stop", "jobs"],
+                   help="deploy (idempotent; resumes from the savepoint `stop` took), stop (with a savepoint), jobs")
+    s.add_argument("--fresh", action="store_true", help="deploy: ignore a savepoint `stop` left")
+    s.set_defaults(func=cmd_flink)
 
     s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
     s.add_argument("action", choices=["list", "show", "check", "register"])

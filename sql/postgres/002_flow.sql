@@ -145,3 +145,8 @@ BEGIN
     END IF;
   END LOOP;
 END $$;
+
+-- UnrealizedPnl v2: the earliest tick a result covers (for tick -> P&L latency).
+ALTER TABLE pnl_positions ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
+ALTER TABLE pnl_accounts ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
+ALTER TABLE pnl_members ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;

@@ -34,10 +34,17 @@ def connectors(cfg: Config) -> str:
     return f"{len(names)} running: {', '.join(names)}"
 
 
+def pnl_job(cfg: Config) -> str:
+    from ..flinkjobs import deploy
+    return deploy(cfg)
+
+
 def default_stack(cfg: Config) -> Stack:
     return Stack(cfg, provisioners=[
         Provisioner("postgres ddl", ("postgres",), postgres_ddl),
         Provisioner("topics", ("kafka",), topics),
         Provisioner("schemas", ("registry",), schemas),
         Provisioner("connectors", ("connect", "registry", "postgres"), connectors),
+        # after the streams app: the job reads the topics it writes (they exist from phase 1 anyway)
+        Provisioner("pnl job", ("flink-jobmanager", "flink-taskmanager", "kafka", "registry"), pnl_job, phase=2),
     ])

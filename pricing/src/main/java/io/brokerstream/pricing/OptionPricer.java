@@ -5,7 +5,8 @@ package io.brokerstream.pricing;
  * Without dividends an American call is never exercised early, so it is worth exactly its European
  * value and is priced by the closed form; only American puts need the tree.
  */
-public final class OptionPricer {
+public final class OptionPricer implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
   public static final int DEFAULT_STEPS = 100;
   private final double rate;
   private final int steps;

@@ -1,0 +1,99 @@
+package io.brokerstream.pnl;
+
+/**
+ * Everything the revaluation needs, from four topics, as one record type keyed by underlying instrument
+ * (so that an equity, the positions in it and the options on it meet in one task).
+ * A Flink POJO: public fields, no-argument constructor; the unused fields of a kind stay at defaults.
+ */
+public class PnlInput {
+  public enum Kind { TICK, POSITION, OPTION_TERMS, VOLATILITY }
+
+  public Kind kind;
+  /** The equity this input belongs to: the key. */
+  public String underlyingId;
+  public String instrumentId;
+
+  // TICK
+  public long priceMicros;
+  public long eventTs;
+  public long sequence;
+
+  // POSITION
+  public String accountId;
+  public String memberId;
+  public long quantity;
+  public long avgCostMicros;
+  public int multiplier;
+  public long version;
+
+  // OPTION_TERMS
+  public boolean call;
+  public boolean american;
+  public long strikeMicros;
+  /** Days since 1970-01-01 of the maturity date. */
+  public int maturityEpochDay;
+
+  // VOLATILITY
+  public double volatility;
+
+  public PnlInput() {}
+
+  public static PnlInput tick(String instrumentId, long priceMicros, long eventTs, long sequence) {
+    PnlInput in = new PnlInput();
+    in.kind = Kind.TICK;
+    in.underlyingId = instrumentId;
+    in.instrumentId = instrumentId;
+    in.priceMicros = priceMicros;
+    in.eventTs = eventTs;
+    in.sequence = sequence;
+    return in;
+  }
+
+  public static PnlInput position(String accountId, String memberId, String instrumentId, String underlyingId,
+      int multiplier, long quantity, long avgCostMicros, long version) {
+    PnlInput in = new PnlInput();
+    in.kind = Kind.POSITION;
+    in.accountId = accountId;
+    in.memberId = memberId;
+    in.instrumentId = instrumentId;
+    in.underlyingId = underlyingId;
+    in.multiplier = multiplier;
+    in.quantity = quantity;
+    in.avgCostMicros = avgCostMicros;
+    in.version = version;
+    return in;
+  }
+
+  public static PnlInput optionTerms(String instrumentId, String underlyingId, boolean call, boolean american,
+      long strikeMicros, int maturityEpochDay, int multiplier) {
+    PnlInput in = new PnlInput();
+    in.kind = Kind.OPTION_TERMS;
+    in.instrumentId = instrumentId;
+    in.underlyingId = underlyingId;
+    in.call = call;
+    in.american = american;
+    in.strikeMicros = strikeMicros;
+    in.maturityEpochDay = maturityEpochDay;
+    in.multiplier = multiplier;
+    return in;
+  }
+
+  public static PnlInput volatility(String instrumentId, double volatility) {
+    PnlInput in = new PnlInput();
+    in.kind = Kind.VOLATILITY;
+    in.instrumentId = instrumentId;
+    in.underlyingId = instrumentId;
+    in.volatility = volatility;
+    return in;
+  }
+
+  public String positionKey() {
+    return accountId + "|" + instrumentId;
+  }
+
+  @Override
+  public String toString() {
+    return kind + "{" + underlyingId + "/" + instrumentId + (kind == Kind.POSITION ? " " + accountId + " q=" + quantity : "")
+        + (kind == Kind.TICK ? " p=" + priceMicros + " ts=" + eventTs : "") + "}";
+  }
+}

@@ -1,0 +1,97 @@
+package io.brokerstream.pnl;
+
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The unrealized P&L job: price ticks, positions, option terms and volatilities from Kafka; P&L per
+ * position, account and member to Kafka, exactly once (transactional sink committed on checkpoints).
+ *
+ * <pre>flink run -d flink-jobs-0.1.0.jar [--window.ms=1000 ...]</pre>
+ */
+public final class PnlJob {
+  public static final String NAME = "brokerstream-pnl";
+
+  private PnlJob() {}
+
+  public static void main(String[] args) throws Exception {
+    PnlSettings settings = PnlSettings.load(System.getenv(), args);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(runtimeConfig(settings));
+    define(env, settings);
+    env.executeAsync(NAME);
+  }
+
+  static Configuration runtimeConfig(PnlSettings settings) {
+    Configuration conf = new Configuration();
+    conf.setString("state.backend.type", settings.get("state.backend"));
+    if (!settings.get("checkpoint.dir").isEmpty()) {
+      conf.setString("execution.checkpointing.dir", settings.get("checkpoint.dir"));
+    }
+    return conf;
+  }
+
+  public static void define(StreamExecutionEnvironment env, PnlSettings settings) {
+    env.setParallelism(settings.getInt("parallelism"));
+    env.enableCheckpointing(settings.getLong("checkpoint.interval-ms"), CheckpointingMode.EXACTLY_ONCE);
+    String bootstrap = settings.get("bootstrap.servers");
+    String registry = settings.get("registry.url");
+    String group = settings.get("group.id");
+
+    OffsetsInitializer tickStart = switch (settings.get("ticks.start")) {
+      case "earliest" -> OffsetsInitializer.earliest();
+      case "latest" -> OffsetsInitializer.latest();
+      default -> throw new IllegalArgumentException("ticks.start is latest or earliest");
+    };
+    DataStream<PnlInput> ticks = source(env, bootstrap, group, "price-ticks", tickStart, new InputSchemas.Ticks(registry));
+    // The whole compacted changelogs: every open position and all reference data, on any fresh start.
+    DataStream<PnlInput> positions = source(env, bootstrap, group, "positions", OffsetsInitializer.earliest(),
+        new InputSchemas.Positions(registry));
+    DataStream<PnlInput> instruments = source(env, bootstrap, group, "ref.instruments", OffsetsInitializer.earliest(),
+        new InputSchemas.Instruments(registry));
+    DataStream<PnlInput> volatilities = source(env, bootstrap, group, "ref.equity-starts",
+        OffsetsInitializer.earliest(), new InputSchemas.Volatilities(registry));
+
+    DataStream<PnlRecord> out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
+
+    KafkaSink<PnlRecord> sink = KafkaSink.<PnlRecord>builder()
+        .setBootstrapServers(bootstrap)
+        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setTransactionalIdPrefix(settings.get("transactional-id-prefix"))
+        // longer than a checkpoint interval plus a restart, shorter than the broker's maximum (15 min)
+        .setProperty("transaction.timeout.ms", String.valueOf(Duration.ofMinutes(10).toMillis()))
+        .setProperty("linger.ms", "20")
+        .setProperty("compression.type", "lz4")
+        .setRecordSerializer(KafkaRecordSerializationSchema.<PnlRecord>builder()
+            .setTopicSelector(PnlRecordSchema::topic)
+            .setKeySerializationSchema(new PnlRecordSchema.Keys())
+            .setValueSerializationSchema(new PnlRecordSchema.Values(registry))
+            .build())
+        .build();
+    out.sinkTo(sink).name("P&L to Kafka").uid("pnl-sink");
+  }
+
+  private static DataStream<PnlInput> source(StreamExecutionEnvironment env, String bootstrap, String group,
+      String topic, OffsetsInitializer start, InputSchemas.RegistryDeserializer<?> deserializer) {
+    KafkaSource<PnlInput> source = KafkaSource.<PnlInput>builder()
+        .setBootstrapServers(bootstrap)
+        .setTopics(topic)
+        .setGroupId(group)
+        .setStartingOffsets(start)
+        .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(deserializer))
+        // positions come from the streams app's transactions: only committed ones are real
+        .setProperty("isolation.level", "read_committed")
+        .setProperty("client.id.prefix", group + "-" + topic)
+        .build();
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), topic).uid("source-" + topic);
+  }
+}

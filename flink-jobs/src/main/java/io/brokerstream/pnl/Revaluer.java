@@ -1,0 +1,196 @@
+package io.brokerstream.pnl;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Keyed by underlying equity: its latest price, the positions in it and in the options on it, the
+ * options' terms and the equity's volatility.
+ *
+ * <p>Ticks are windowed in processing time (tumbling, {@code window.ms}): a tick only replaces the
+ * price and makes sure a timer is set for the end of its window. At the window's end every position of
+ * the key is revalued once, at the latest price, however many ticks came in: a job that falls behind
+ * skips intermediate prices instead of queueing revaluations. Processing time, not event time, because
+ * what matters is how fresh the P&L is when it is read, and an idle partition must not hold windows back.
+ *
+ * <p>A position that changes without a tick is revalued at the end of the current window at the last
+ * price; a closed position is emitted at once with zero quantity, so roll-ups drop it.
+ */
+public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> {
+  private static final long serialVersionUID = 1L;
+  private final long windowMs;
+  private final Valuation valuation;
+
+  private transient ValueState<PnlInput> price;
+  private transient ValueState<Long> pendingWindow;
+  private transient ValueState<Long> firstTickTs;
+  private transient ValueState<Double> volatility;
+  private transient MapState<String, PnlInput> positions;
+  private transient MapState<String, Boolean> changed;
+  private transient MapState<String, PnlInput> options;
+
+  private transient Counter pnlCalculations;
+  private transient Counter positionsRevalued;
+  private transient Counter optionValuations;
+  private transient Counter revaluationNanos;
+  private transient Counter unpriceable;
+
+  public Revaluer(long windowMs, double rate, int binomialSteps) {
+    this.windowMs = windowMs;
+    this.valuation = new Valuation(rate, binomialSteps);
+  }
+
+  @Override
+  public void open(OpenContext context) {
+    TypeInformation<PnlInput> input = TypeInformation.of(PnlInput.class);
+    price = getRuntimeContext().getState(new ValueStateDescriptor<>("price", input));
+    pendingWindow = getRuntimeContext().getState(new ValueStateDescriptor<>("pending-window", Types.LONG));
+    firstTickTs = getRuntimeContext().getState(new ValueStateDescriptor<>("first-tick-ts", Types.LONG));
+    volatility = getRuntimeContext().getState(new ValueStateDescriptor<>("volatility", Types.DOUBLE));
+    positions = getRuntimeContext().getMapState(new MapStateDescriptor<>("positions", Types.STRING, input));
+    changed = getRuntimeContext().getMapState(new MapStateDescriptor<>("changed", Types.STRING, Types.BOOLEAN));
+    options = getRuntimeContext().getMapState(new MapStateDescriptor<>("options", Types.STRING, input));
+    var metrics = getRuntimeContext().getMetricGroup();
+    pnlCalculations = metrics.counter("pnlCalculations");
+    positionsRevalued = metrics.counter("positionsRevalued");
+    optionValuations = metrics.counter("optionValuations");
+    revaluationNanos = metrics.counter("revaluationNanos");
+    unpriceable = metrics.counter("unpriceablePositions");
+  }
+
+  @Override
+  public void processElement(PnlInput in, Context ctx, Collector<PnlRecord> out) throws Exception {
+    switch (in.kind) {
+      case TICK -> {
+        PnlInput last = price.value();
+        if (last != null && in.eventTs < last.eventTs) {
+          return; // an older price arriving late never replaces a newer one
+        }
+        price.update(in);
+        if (firstTickTs.value() == null) {
+          firstTickTs.update(in.eventTs);
+        }
+        scheduleWindowEnd(ctx);
+      }
+      case POSITION -> {
+        String key = in.positionKey();
+        PnlInput known = positions.get(key);
+        if (known != null && in.version < known.version) {
+          return; // a replayed older version
+        }
+        if (in.quantity == 0) {
+          positions.remove(key);
+          changed.remove(key);
+          if (known != null) {
+            out.collect(Valuation.closed(in, ctx.timerService().currentProcessingTime()));
+          }
+          return;
+        }
+        positions.put(key, in);
+        if (price.value() != null) {
+          changed.put(key, Boolean.TRUE);
+          scheduleWindowEnd(ctx);
+        }
+      }
+      case OPTION_TERMS -> {
+        options.put(in.instrumentId, in);
+        revalueWhere(ctx, p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
+      }
+      case VOLATILITY -> {
+        volatility.update(in.volatility);
+        revalueWhere(ctx, p -> !p.instrumentId.equals(p.underlyingId));
+      }
+    }
+  }
+
+  private void revalueWhere(Context ctx, java.util.function.Predicate<PnlInput> which) throws Exception {
+    if (price.value() == null) {
+      return;
+    }
+    boolean any = false;
+    for (Map.Entry<String, PnlInput> e : positions.entries()) {
+      if (which.test(e.getValue())) {
+        changed.put(e.getKey(), Boolean.TRUE);
+        any = true;
+      }
+    }
+    if (any) {
+      scheduleWindowEnd(ctx);
+    }
+  }
+
+  private void scheduleWindowEnd(Context ctx) throws Exception {
+    if (pendingWindow.value() == null) {
+      long now = ctx.timerService().currentProcessingTime();
+      long end = (now / windowMs + 1) * windowMs;
+      ctx.timerService().registerProcessingTimeTimer(end);
+      pendingWindow.update(end);
+    }
+  }
+
+  @Override
+  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<PnlRecord> out) throws Exception {
+    long started = System.nanoTime();
+    pendingWindow.clear();
+    PnlInput tick = price.value();
+    Long tickTs = firstTickTs.value();
+    firstTickTs.clear();
+    boolean ticked = tickTs != null;
+    List<PnlInput> due = new ArrayList<>();
+    if (ticked) {
+      for (PnlInput p : positions.values()) {
+        due.add(p);
+      }
+    } else {
+      for (String key : changed.keys()) {
+        PnlInput p = positions.get(key);
+        if (p != null) {
+          due.add(p);
+        }
+      }
+    }
+    changed.clear();
+    long computed = ctx.timerService().currentProcessingTime();
+    Double sigma = volatility.value();
+    Map<String, Long> marks = new HashMap<>(); // one model valuation per option per window
+    long revalued = 0;
+    for (PnlInput p : due) {
+      long mark;
+      if (p.instrumentId.equals(p.underlyingId)) {
+        mark = tick.priceMicros;
+      } else {
+        Long known = marks.get(p.instrumentId);
+        if (known == null) {
+          PnlInput terms = options.get(p.instrumentId);
+          if (terms == null || sigma == null) {
+            unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
+            continue;
+          }
+          known = valuation.optionMark(terms, tick.priceMicros, sigma, windowEnd);
+          marks.put(p.instrumentId, known);
+          optionValuations.inc();
+        }
+        mark = known;
+      }
+      out.collect(Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L));
+      revalued++;
+    }
+    if (ticked) {
+      pnlCalculations.inc();
+    }
+    positionsRevalued.inc(revalued);
+    revaluationNanos.inc(System.nanoTime() - started);
+  }
+}

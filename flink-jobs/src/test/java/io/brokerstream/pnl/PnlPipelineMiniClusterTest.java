@@ -1,0 +1,116 @@
+package io.brokerstream.pnl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brokerstream.money.Micros;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The whole dataflow (revaluation and both roll-ups) on a Flink MiniCluster, with in-memory inputs. */
+class PnlPipelineMiniClusterTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+      .setConfiguration(loopbackOnly())
+      .setNumberTaskManagers(1)
+      .setNumberSlotsPerTaskManager(2)
+      .build());
+
+  static Configuration loopbackOnly() {
+    Configuration conf = new Configuration();
+    conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+    conf.set(RestOptions.ADDRESS, "127.0.0.1");
+    conf.setString("jobmanager.bind-host", "127.0.0.1");
+    conf.setString("taskmanager.bind-host", "127.0.0.1");
+    conf.setString("taskmanager.host", "127.0.0.1");
+    return conf;
+  }
+
+  /**
+   * Holds the bounded input open for a while after its last element: windows are in processing time,
+   * and Flink does not fire processing-time timers once a bounded input has ended.
+   */
+  static final class LingerAtEnd implements FlatMapFunction<PnlInput, PnlInput> {
+    private final int count;
+    private final long lingerMs;
+    private int seen;
+
+    LingerAtEnd(int count, long lingerMs) {
+      this.count = count;
+      this.lingerMs = lingerMs;
+    }
+
+    @Override
+    public void flatMap(PnlInput value, Collector<PnlInput> out) throws Exception {
+      out.collect(value);
+      if (++seen == count) {
+        Thread.sleep(lingerMs); // after the last element is on its way
+      }
+    }
+  }
+
+  @Test
+  void positionsAccountsAndMembersComeOutOfTheJob() throws Exception {
+    int maturity = (int) java.time.LocalDate.now().plusYears(1).toEpochDay();
+    List<PnlInput> inputs = new ArrayList<>(List.of(
+        PnlInput.volatility("EQ1", 0.25),
+        PnlInput.optionTerms("OC1", "EQ1", true, false, Micros.parse("100"), maturity, 100),
+        PnlInput.position("A1", "M1", "EQ1", "EQ1", 1, 10, Micros.parse("100"), 1),
+        PnlInput.position("A1", "M1", "EQ2", "EQ2", 1, -3, Micros.parse("50"), 1),
+        PnlInput.position("A2", "M1", "OC1", "EQ1", 100, 2, Micros.parse("12"), 1),
+        PnlInput.position("A3", "M2", "EQ2", "EQ2", 1, 7, Micros.parse("40"), 1)));
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < 50; i++) { // many ticks, but only the last of each instrument counts
+      inputs.add(PnlInput.tick("EQ1", Micros.parse("100") + i * 10_000L, now + i, i));
+      inputs.add(PnlInput.tick("EQ2", Micros.parse("45") + i * 10_000L, now + i, i));
+    }
+    PnlSettings settings = PnlSettings.defaults().with("window.ms", "300").with("rollup.coalesce-ms", "100");
+
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    DataStream<PnlInput> in = env.fromData(PnlInput.class, inputs.toArray(PnlInput[]::new)).setParallelism(1)
+        .flatMap(new LingerAtEnd(inputs.size(), 2500)).setParallelism(1);
+    List<PnlRecord> out = new ArrayList<>();
+    try (CloseableIterator<PnlRecord> it = PnlPipeline.build(in, settings).executeAndCollect("pnl-minicluster")) {
+      it.forEachRemaining(out::add);
+    }
+
+    List<PnlRecord> positions = out.stream().filter(r -> r.scope == PnlRecord.Scope.POSITION).toList();
+    assertThat(positions).extracting(PnlRecord::key)
+        .containsExactlyInAnyOrder("A1|EQ1", "A1|EQ2", "A2|OC1", "A3|EQ2"); // one revaluation each
+    PnlRecord a1eq1 = positions.stream().filter(r -> r.key().equals("A1|EQ1")).findFirst().orElseThrow();
+    assertThat(a1eq1.markPriceMicros).isEqualTo(Micros.parse("100.49"));
+    assertThat(a1eq1.unrealizedMicros).isEqualTo(Micros.parse("4.9"));
+
+    PnlRecord a1 = last(out, PnlRecord.Scope.ACCOUNT, "A1");
+    long a1Expected = Micros.parse("4.9") + (-3) * (Micros.parse("45.49") - Micros.parse("50"));
+    assertThat(a1.unrealizedMicros).isEqualTo(a1Expected);
+    assertThat(a1.positions).isEqualTo(2);
+    PnlRecord a2 = last(out, PnlRecord.Scope.ACCOUNT, "A2");
+    PnlRecord m1 = last(out, PnlRecord.Scope.MEMBER, "M1");
+    assertThat(m1.unrealizedMicros).isEqualTo(a1.unrealizedMicros + a2.unrealizedMicros);
+    assertThat(m1.positions).isEqualTo(3);
+    assertThat(last(out, PnlRecord.Scope.MEMBER, "M2").unrealizedMicros).isEqualTo(7 * Micros.parse("5.49"));
+  }
+
+  static PnlRecord last(List<PnlRecord> out, PnlRecord.Scope scope, String key) {
+    PnlRecord found = null;
+    for (PnlRecord r : out) {
+      if (r.scope == scope && r.key().equals(key)) {
+        found = r;
+      }
+    }
+    assertThat(found).as(scope + " " + key).isNotNull();
+    return found;
+  }
+}

@@ -1,0 +1,194 @@
+package io.brokerstream.pnl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.brokerstream.money.Micros;
+import io.brokerstream.pricing.BlackScholes;
+import io.brokerstream.pricing.OptionType;
+import java.time.LocalDate;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Window semantics and revaluation, with Flink's keyed operator harness and a hand-driven clock. */
+class RevaluerTest {
+  static final long W = 1000;
+  // 2026-01-01T00:00:00Z: options below mature a year later
+  static final long T0 = LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
+  static final int MATURITY = (int) LocalDate.of(2026, 12, 31).toEpochDay();
+  static final double RATE = 0.05;
+
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> h;
+
+  @BeforeEach
+  void open() throws Exception {
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, 100)),
+        in -> in.underlyingId, Types.STRING);
+    h.open();
+    h.setProcessingTime(T0);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    h.close();
+  }
+
+  void in(PnlInput input) throws Exception {
+    h.processElement(input, 0L);
+  }
+
+  List<PnlRecord> fire(long time) throws Exception {
+    h.getOutput().clear();
+    h.setProcessingTime(time);
+    return h.extractOutputValues();
+  }
+
+  static PnlInput tick(String id, String price, long ts) {
+    return PnlInput.tick(id, Micros.parse(price), ts, ts);
+  }
+
+  static PnlInput equity(String account, String id, long qty, String avgCost, long version) {
+    return PnlInput.position(account, "M1", id, id, 1, qty, Micros.parse(avgCost), version);
+  }
+
+  @Test
+  void onlyTheLatestTickOfAWindowIsUsedAndEachPositionIsRevaluedOnce() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(equity("A2", "EQ1", -4, "110", 1));
+    in(tick("EQ1", "101", T0 + 10));
+    in(tick("EQ1", "105.5", T0 + 20));
+    in(tick("EQ1", "103.25", T0 + 30)); // the latest: the two before it are skipped
+    assertThat(fire(T0 + W - 1)).isEmpty(); // the window is still open
+    List<PnlRecord> out = fire(T0 + W);
+    assertThat(out).hasSize(2);
+    PnlRecord a1 = out.stream().filter(r -> r.accountId.equals("A1")).findFirst().orElseThrow();
+    assertThat(a1.markPriceMicros).isEqualTo(Micros.parse("103.25"));
+    assertThat(a1.marketValueMicros).isEqualTo(Micros.parse("1032.5"));
+    assertThat(a1.costBasisMicros).isEqualTo(Micros.parse("1000"));
+    assertThat(a1.unrealizedMicros).isEqualTo(Micros.parse("32.5"));
+    assertThat(a1.windowEnd).isEqualTo(T0 + W);
+    assertThat(a1.firstTickTs).isEqualTo(T0 + 10);
+    PnlRecord a2 = out.stream().filter(r -> r.accountId.equals("A2")).findFirst().orElseThrow();
+    assertThat(a2.unrealizedMicros).isEqualTo(Micros.parse("27")); // short 4 at 110, now 103.25
+  }
+
+  @Test
+  void noTickNoWindowAndOlderTicksNeverReplaceNewerOnes() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    assertThat(fire(T0 + 5 * W)).isEmpty(); // no price yet: nothing to value, no window
+    in(tick("EQ1", "120", T0 + 5 * W + 50));
+    in(tick("EQ1", "90", T0 + 5 * W + 10)); // late and older
+    assertThat(fire(T0 + 6 * W)).singleElement().extracting(r -> r.markPriceMicros).isEqualTo(Micros.parse("120"));
+    assertThat(fire(T0 + 9 * W)).isEmpty(); // quiet windows emit nothing
+    assertThat(h.numProcessingTimeTimers()).isZero();
+  }
+
+  @Test
+  void ticksOfOneKeyDoNotRevalueAnotherKey() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(equity("A1", "EQ2", 5, "50", 1));
+    in(tick("EQ2", "55", T0 + 1));
+    assertThat(fire(T0 + W)).singleElement().satisfies(r -> {
+      assertThat(r.instrumentId).isEqualTo("EQ2");
+      assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("25"));
+    });
+  }
+
+  @Test
+  void optionsAreRevaluedWithTheirUnderlyingByTheModel() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 2, Micros.parse("9"), 1));
+    in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, -1, Micros.parse("11"), 1));
+    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 3, Micros.parse("6"), 1));
+    in(equity("A1", "EQ1", 100, "95", 1));
+    in(tick("EQ1", "100", T0 + 1));
+    List<PnlRecord> out = fire(T0 + W);
+    assertThat(out).hasSize(4);
+    double years = Valuation.yearsToExpiry(MATURITY, T0 + W);
+    long call = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 100, years, RATE, 0.2));
+    PnlRecord longCall = find(out, "A1", "OC");
+    assertThat(longCall.markPriceMicros).isEqualTo(call);
+    assertThat(Micros.toModel(call)).isCloseTo(10.45, within(0.05)); // about a year: near the 10.4506 reference
+    assertThat(longCall.marketValueMicros).isEqualTo(2 * 100 * call);
+    assertThat(longCall.unrealizedMicros).isEqualTo(2 * 100 * call - 2 * 100 * Micros.parse("9"));
+    assertThat(find(out, "A2", "OC").unrealizedMicros).isEqualTo(-(100 * call) + 100 * Micros.parse("11"));
+    PnlRecord put = find(out, "A1", "OP");
+    long european = Micros.ofModel(BlackScholes.price(OptionType.PUT, 100, 100, years, RATE, 0.2));
+    assertThat(put.markPriceMicros).isGreaterThan(european); // American put: early exercise is worth something
+    assertThat(find(out, "A1", "EQ1").unrealizedMicros).isEqualTo(Micros.parse("500"));
+  }
+
+  @Test
+  void expiredOptionsAreWorthTheirIntrinsicValue() throws Exception {
+    int yesterday = (int) LocalDate.of(2025, 12, 31).toEpochDay();
+    in(PnlInput.volatility("EQ1", 0.3));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), yesterday, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, false, Micros.parse("90"), yesterday, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("12"), 1));
+    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 1, Micros.parse("1"), 1));
+    in(tick("EQ1", "100.123456", T0 + 1));
+    List<PnlRecord> out = fire(T0 + W);
+    assertThat(find(out, "A1", "OC").markPriceMicros).isEqualTo(Micros.parse("10.123456"));
+    assertThat(find(out, "A1", "OP").markPriceMicros).isZero();
+  }
+
+  @Test
+  void aChangedPositionIsRevaluedAtTheLastPriceAndAClosedOneIsEmittedAtOnce() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(tick("EQ1", "110", T0 + 1));
+    fire(T0 + W);
+    in(equity("A1", "EQ1", 20, "105", 2));
+    in(equity("A1", "EQ1", 5, "1", 1)); // an older version replayed: ignored
+    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> {
+      assertThat(r.quantity).isEqualTo(20);
+      assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("100"));
+      assertThat(r.firstTickTs).isZero(); // no tick caused it
+    });
+    h.getOutput().clear();
+    in(equity("A1", "EQ1", 0, "0", 3));
+    assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
+      assertThat(r.quantity).isZero();
+      assertThat(r.positions).isZero();
+      assertThat(r.unrealizedMicros).isZero();
+    });
+    in(tick("EQ1", "111", T0 + 2 * W + 1));
+    assertThat(fire(T0 + 3 * W)).isEmpty(); // nothing held any more
+  }
+
+  @Test
+  void optionTermsArrivingAfterThePositionStillValueIt() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("10"), 1));
+    in(tick("EQ1", "100", T0 + 1));
+    assertThat(fire(T0 + W)).isEmpty(); // unpriceable for now
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markPriceMicros).isPositive());
+  }
+
+  @Test
+  void stateSurvivesASnapshotAndRestore() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(tick("EQ1", "101", T0 + 1));
+    var snapshot = h.snapshot(1, T0 + 2);
+    h.close();
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, 100)),
+        in -> in.underlyingId, Types.STRING);
+    h.setup();
+    h.initializeState(snapshot);
+    h.open();
+    h.setProcessingTime(T0 + 2);
+    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10")));
+  }
+
+  static PnlRecord find(List<PnlRecord> out, String account, String instrument) {
+    return out.stream().filter(r -> r.accountId.equals(account) && r.instrumentId.equals(instrument))
+        .findFirst().orElseThrow(() -> new AssertionError("no record for " + account + "/" + instrument + " in " + out));
+  }
+}

@@ -1,0 +1,153 @@
+"""Our Flink jobs on the session cluster, through its REST API: deploy (idempotent), status, stop with
+a savepoint, resume from one.
+
+The P&L job's settings come from flink-jobs/src/main/resources/pnl.properties; the stack's addresses
+and any `BS_PNL_<KEY>` value of the configuration (platform/stack.env or the environment) are passed
+as `--key=value` program arguments.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+from .config import Config
+from .errors import UserError
+
+PNL_JOB = "brokerstream-pnl"
+JAR = Path("flink-jobs") / "target" / "flink-jobs-0.1.0.jar"
+SETTINGS = Path("flink-jobs") / "src" / "main" / "resources" / "pnl.properties"
+LIVE = {"CREATED", "INITIALIZING", "RUNNING", "RESTARTING", "RECONCILING"}
+
+
+def pnl_arguments(cfg: Config) -> list[str]:
+    keys = [line.split("=", 1)[0].strip() for line in (cfg.root / SETTINGS).read_text().splitlines()
+            if "=" in line and not line.lstrip().startswith("#")]
+    values = {"bootstrap.servers": cfg.kafka_bootstrap, "registry.url": cfg.registry_url,
+              "checkpoint.dir": f"file://{cfg.data_dir / 'flink' / 'checkpoints'}"}
+    for key in keys:
+        override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
+        if override:
+            values[key] = override
+    return [f"--{k}={v}" for k, v in values.items()]
+
+
+@dataclass
+class Job:
+    job_id: str
+    name: str
+    state: str
+
+
+class Flink:
+    def __init__(self, url: str, timeout: float = 30.0):
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, **kw) -> dict:
+        resp = requests.request(method, self.url + path, timeout=self.timeout, **kw)
+        if resp.status_code >= 400:
+            raise UserError(f"Flink REST {method} {path}: {resp.status_code} {resp.text[:500]}")
+        return resp.json() if resp.content else {}
+
+    def jobs(self) -> list[Job]:
+        return [Job(j["jid"], j["name"], j["state"]) for j in self._call("GET", "/jobs/overview")["jobs"]]
+
+    def live(self, name: str) -> Job | None:
+        return next((j for j in self.jobs() if j.name == name and j.state in LIVE), None)
+
+    def submit(self, jar: Path, args: list[str], savepoint: str | None = None) -> str:
+        with jar.open("rb") as f:
+            uploaded = self._call("POST", "/jars/upload", files={"jarfile": (jar.name, f, "application/x-java-archive")})
+        jar_id = uploaded["filename"].rsplit("/", 1)[-1]
+        body = {"programArgsList": args}
+        if savepoint:
+            body.update(savepointPath=savepoint, allowNonRestoredState=False)
+        try:
+            return self._call("POST", f"/jars/{jar_id}/run", json=body)["jobid"]
+        finally:
+            self._call("DELETE", f"/jars/{jar_id}")
+
+    def wait_state(self, job_id: str, states: set[str], timeout: float = 120.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self._call("GET", f"/jobs/{job_id}")["state"]
+            if state in states:
+                return state
+            if state in {"FAILED", "CANCELED"} or time.monotonic() > deadline:
+                raise UserError(f"job {job_id} is {state}, waited for {sorted(states)}")
+            time.sleep(0.5)
+
+    def wait_tasks_running(self, job_id: str, timeout: float = 120.0) -> None:
+        """RUNNING as a job is not yet running tasks: wait until every vertex is."""
+        deadline = time.monotonic() + timeout
+        while True:
+            vertices = self._call("GET", f"/jobs/{job_id}")["vertices"]
+            if vertices and all(v["status"] == "RUNNING" for v in vertices):
+                return
+            if time.monotonic() > deadline:
+                raise UserError(f"job {job_id}: tasks not running after {timeout:.0f} s: "
+                                f"{[(v['name'], v['status']) for v in vertices]}")
+            time.sleep(0.5)
+
+    def stop_with_savepoint(self, job_id: str, directory: str, timeout: float = 120.0) -> str:
+        trigger = self._call("POST", f"/jobs/{job_id}/stop", json={"targetDirectory": directory, "drain": False})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self._call("GET", f"/jobs/{job_id}/savepoints/{trigger['request-id']}")
+            if status["status"]["id"] == "COMPLETED":
+                op = status["operation"]
+                if "failure-cause" in op:
+                    raise UserError(f"savepoint of {job_id} failed: {op['failure-cause'].get('stack-trace', '')[:800]}")
+                return op["location"]
+            time.sleep(0.5)
+        raise UserError(f"savepoint of {job_id} not done within {timeout:.0f} s")
+
+    def cancel(self, job_id: str) -> None:
+        self._call("PATCH", f"/jobs/{job_id}?mode=cancel")
+
+    def metric_sum(self, job_id: str, vertex_prefix: str, names: list[str]) -> dict[str, float]:
+        """Sums of task metrics over the subtasks of the vertex whose name starts with the prefix."""
+        vertices = self._call("GET", f"/jobs/{job_id}")["vertices"]
+        vertex = next(v for v in vertices if v["name"].startswith(vertex_prefix))
+        got = self._call("GET", f"/jobs/{job_id}/vertices/{vertex['id']}/subtasks/metrics",
+                         params={"get": ",".join(names), "agg": "sum"})
+        return {m["id"]: float(m["sum"]) for m in got}
+
+
+def savepoint_marker(cfg: Config) -> Path:
+    return cfg.data_dir / "flink" / "pnl-savepoint"
+
+
+def deploy(cfg: Config, *, resume: bool = True) -> str:
+    """Submits the P&L job unless it is already live; resumes from the savepoint `stop` left, if any."""
+    flink = Flink(cfg.flink_url)
+    live = flink.live(PNL_JOB)
+    if live:
+        return f"{PNL_JOB} already {live.state} ({live.job_id})"
+    jar = cfg.root / JAR
+    if not jar.exists():
+        raise UserError(f"{jar} is missing: build it with ./brokerstream install")
+    marker = savepoint_marker(cfg)
+    savepoint = marker.read_text().strip() if resume and marker.exists() else None
+    job_id = flink.submit(jar, pnl_arguments(cfg), savepoint)
+    flink.wait_state(job_id, {"RUNNING"})
+    flink.wait_tasks_running(job_id)
+    if savepoint:
+        marker.unlink()
+    return f"{PNL_JOB} running ({job_id})" + (f", resumed from {savepoint}" if savepoint else "")
+
+
+def stop(cfg: Config) -> str:
+    """Stops the P&L job with a savepoint; the next deploy resumes from it."""
+    flink = Flink(cfg.flink_url)
+    live = flink.live(PNL_JOB)
+    if not live:
+        return f"{PNL_JOB} is not running"
+    location = flink.stop_with_savepoint(live.job_id, f"file://{cfg.data_dir / 'flink' / 'savepoints'}")
+    marker = savepoint_marker(cfg)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(location)
+    return f"{PNL_JOB} stopped with savepoint {location}"
