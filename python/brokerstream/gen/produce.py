@@ -182,3 +182,20 @@ def prefill(cfg: Config, make_generator, count: int, *, workers: int = 1, rate: 
         total.expected.update(r.expected)
         total.errors.extend(r.errors)
     return total
+
+
+def produce_prices(cfg: Config, prices: dict[str, int], *, event_ts_ms: int | None = None,
+                   topic: str = "price-ticks") -> int:
+    """One tick per instrument at the given price (micros): for tests and experiments that need to
+    know exactly which price the flow saw last."""
+    header = schema_header(cfg, topic, "PriceTick")
+    strings = StringCache()
+    report = ProduceReport()
+    p = producer(cfg)
+    ts = event_ts_ms or int(time.time() * 1000)
+    for n, (instrument, micros) in enumerate(sorted(prices.items())):
+        _send(p, topic, encode_tick(header, strings, instrument, micros, ts, ts * 1000 + n), instrument.encode(), report)
+    remaining = p.flush(30)
+    if remaining:
+        raise RuntimeError(f"{remaining} ticks not delivered within 30 s")
+    return len(prices)
