@@ -202,6 +202,15 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             drain.write(result, Path(args.json))
         return 0
+    if args.which == "pnl":
+        from .bench import pnl
+        result = pnl.run(cfg, positions=args.positions, option_share=args.option_share, tick_rate=args.tick_rate,
+                         duration=args.duration, window_ms=args.window_ms)
+        for line in result.lines():
+            print(f"[pnl] {line}")
+        if args.json:
+            pnl.write(result, Path(args.json))
+        return 0
     if args.which == "sink":
         from .bench import sink
         result = sink.run(cfg, rate=args.rate or 5000, duration=args.duration)
@@ -274,11 +283,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_generator_commands(sub)
 
     s = sub.add_parser("bench", help="benchmarks that print figures: `drain` (prefill, then drain), `gateway`, "
-                                     "`sink` (Postgres lag)")
-    s.add_argument("which", choices=["drain", "gateway", "sink"])
+                                     "`sink` (Postgres lag), `pnl` (revaluation)")
+    s.add_argument("which", choices=["drain", "gateway", "sink", "pnl"])
+    s.add_argument("--positions", type=int, default=100_000, help="pnl: open positions")
+    s.add_argument("--option-share", type=float, default=0.3, help="pnl: share of positions in options")
+    s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
     s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
-    s.add_argument("--tick-rate", type=float, default=10_000, help="drain: price ticks per second meanwhile")
+    s.add_argument("--tick-rate", type=float, default=10_000, help="drain/pnl: price ticks per second meanwhile")
     s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
     s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
                                                "sink: orders per second (5000)")

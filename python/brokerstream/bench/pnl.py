@@ -1,0 +1,219 @@
+"""The P&L flow under load: open positions revalued as prices tick.
+
+    ./brokerstream bench pnl [--positions 100000] [--option-share 0.3] [--tick-rate 10000]
+                             [--duration 30] [--window-ms 1000]
+
+With the stack up (the P&L job running) and reference data loaded: write open positions straight
+into the positions topic (accounts BENCH-*, so they never collide with real ones; closed again at the
+end), let the job read them, then send GBM ticks for every active equity at the given rate and measure
+over `duration` seconds:
+- from the job's own counters (Flink REST metrics, summed over subtasks): P&L calculations/s (one per
+  instrument that ticked in a window, its positions and its options' positions included), positions
+  revalued/s, option valuations/s, and positions revalued per second of revaluation work (capacity);
+- tick -> P&L latency: each position record's Kafka timestamp (when the job wrote it) against the
+  earliest tick it covers (first_tick_ts), sampled; and when it became visible to a read_committed
+  consumer (the job's transactions commit on checkpoints).
+
+A window shorter than the default (--window-ms) redeploys the job with it, through a savepoint, and
+puts the default back afterwards.
+"""
+from __future__ import annotations
+
+import io
+import json
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import fastavro
+from confluent_kafka import Consumer, TopicPartition
+
+from ..config import Config
+from ..flinkjobs import PNL_JOB, Flink, deploy, stop
+from ..gen import pgload
+from ..gen.produce import _send, ProduceReport, produce_ticks, producer, schema_header
+from ..gen.ticks import TickGenerator
+from ..schemas import load_schema
+from .stats import summary
+
+METRICS = ["pnlCalculations", "positionsRevalued", "optionValuations", "revaluationNanos"]
+
+
+@dataclass
+class PnlResult:
+    positions: int
+    option_positions: int
+    window_ms: int
+    duration: float
+    tick_rate: float
+    pnl_calculations_per_s: float
+    positions_revalued_per_s: float
+    option_valuations_per_s: float
+    revaluation_capacity_per_s: float
+    tick_to_pnl_written_ms: dict
+    tick_to_pnl_committed_ms: dict
+
+    def lines(self) -> list[str]:
+        w, c = self.tick_to_pnl_written_ms, self.tick_to_pnl_committed_ms
+        return [f"{self.positions:,} open positions ({self.option_positions:,} in options), window {self.window_ms} ms, "
+                f"ticks {self.tick_rate:,.0f}/s for {self.duration:.0f} s",
+                f"P&L calculations: {self.pnl_calculations_per_s:,.0f}/s",
+                f"positions revalued: {self.positions_revalued_per_s:,.0f}/s "
+                f"(capacity {self.revaluation_capacity_per_s:,.0f}/s of revaluation work)",
+                f"option valuations: {self.option_valuations_per_s:,.0f}/s",
+                f"tick -> P&L written:   p50 {w['p50']:,.0f} ms  p99 {w['p99']:,.0f} ms  ({w['count']:,} samples)",
+                f"tick -> P&L committed: p50 {c['p50']:,.0f} ms  p99 {c['p99']:,.0f} ms  ({c['count']:,} samples)"]
+
+
+def encode_position(schema, header: bytes, p: dict) -> bytes:
+    buf = io.BytesIO()
+    buf.write(header)
+    fastavro.schemaless_writer(buf, schema, p)
+    return buf.getvalue()
+
+
+def write_positions(cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False) -> tuple[int, int]:
+    """`count` open positions over BENCH accounts (or, with close, the same positions closed)."""
+    from decimal import Decimal
+    rng = random.Random(seed)
+    schema = fastavro.parse_schema(load_schema("Position"))
+    header = schema_header(cfg, "positions", "Position")
+    equities = [i for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"]
+    options = [i for i in data.instruments if i.instrument_type == "OPTION" and i.maturity and i.maturity >= data.as_of]
+    starts = {e.instrument_id: e.start_price for e in data.equity_starts}
+    accounts = [(f"BENCH-A{n:05d}", f"BENCH-M{n % 20:03d}") for n in range(max(1, count // 200))]
+    p = producer(cfg, **{"linger.ms": 20})
+    report, seen, in_options, now = ProduceReport(), set(), 0, int(time.time() * 1000)
+    while len(seen) < count:
+        account, member = rng.choice(accounts)
+        is_option = rng.random() < option_share
+        inst = rng.choice(options if is_option else equities)
+        key = f"{account}|{inst.instrument_id}"
+        if key in seen:
+            continue
+        seen.add(key)
+        in_options += is_option
+        underlying = inst.underlying_id or inst.instrument_id
+        cost = (inst.strike // 20 if is_option else starts[underlying]) or 1
+        record = {"account_id": account, "member_id": member, "instrument_id": inst.instrument_id,
+                  "underlying_id": underlying, "multiplier": inst.multiplier,
+                  "quantity": 0 if close else rng.choice([-1, 1]) * rng.randint(1, 50),
+                  "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
+                  "realized_pnl": Decimal("0.000000"), "version": 2 if close else 1, "updated_ts": now}
+        _send(p, "positions", encode_position(schema, header, record), key.encode(), report)
+        if len(seen) % 5000 == 0:
+            p.poll(0)
+    if p.flush(60):
+        raise RuntimeError("positions not delivered within 60 s")
+    return len(seen), in_options
+
+
+class LatencySampler(threading.Thread):
+    """Reads pnl.positions from its end; for 1 in `every` records decodes first_tick_ts."""
+
+    def __init__(self, cfg: Config, isolation: str, every: int = 25):
+        super().__init__(daemon=True)
+        self.cfg, self.isolation, self.every = cfg, isolation, every
+        self.samples: list[float] = []
+        self.stopped = threading.Event()
+        self.measuring = threading.Event()
+        self.schema = fastavro.parse_schema(load_schema("UnrealizedPnl"))
+
+    def run(self) -> None:
+        c = Consumer({"bootstrap.servers": self.cfg.kafka_bootstrap, "group.id": f"bench-pnl-{uuid.uuid4().hex}",
+                      "isolation.level": self.isolation, "enable.auto.commit": False})
+        meta = c.list_topics("pnl.positions", timeout=10).topics["pnl.positions"]
+        parts = [TopicPartition("pnl.positions", p, c.get_watermark_offsets(TopicPartition("pnl.positions", p))[1])
+                 for p in meta.partitions]
+        c.assign(parts)
+        n = 0
+        while not self.stopped.is_set():
+            for msg in c.consume(2000, 0.2):
+                if msg.error() or msg.value() is None:
+                    continue
+                n += 1
+                if n % self.every or not self.measuring.is_set():
+                    continue
+                now = time.time() * 1000
+                v = fastavro.schemaless_reader(io.BytesIO(msg.value()[5:]), self.schema)
+                if v["first_tick_ts"] is None:
+                    continue
+                first = v["first_tick_ts"].timestamp() * 1000
+                written = msg.timestamp()[1]
+                self.samples.append((written - first) if self.isolation == "read_uncommitted" else (now - first))
+        c.close()
+
+
+def _counters(flink: Flink, job_id: str) -> dict[str, float]:
+    return flink.metric_sum(job_id, "revalue", METRICS)
+
+
+def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tick_rate: float = 10_000,
+        duration: float = 30, window_ms: int | None = None, seed: int = 41, progress=print) -> PnlResult:
+    data = pgload.read(cfg)
+    if not data.accounts:
+        raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
+    flink = Flink(cfg.flink_url)
+    redeploy = window_ms is not None
+    if redeploy:
+        progress(f"[pnl] redeploying the job with a {window_ms} ms window")
+        stop(cfg)
+        deploy(cfg.with_overrides(BS_PNL_WINDOW_MS=str(window_ms)))
+    job = flink.live(PNL_JOB)
+    if not job:
+        raise RuntimeError(f"{PNL_JOB} is not running: ./brokerstream up (or flink deploy)")
+    try:
+        progress(f"[pnl] writing {positions:,} open positions")
+        count, in_options = write_positions(cfg, data, positions, option_share, seed)
+        # let the job take them in, with every equity's opening price
+        produce_ticks(cfg, TickGenerator(data, seed), duration=0)
+        time.sleep(5)
+        samplers = [LatencySampler(cfg, "read_uncommitted"), LatencySampler(cfg, "read_committed")]
+        for s in samplers:
+            s.start()
+        ticks_done = threading.Event()
+        tick_report: list = []
+        ticker = threading.Thread(target=lambda: tick_report.append(produce_ticks(
+            cfg, TickGenerator(data, seed + 1, rate=tick_rate), duration=duration + 10, snapshot=False,
+            stop=ticks_done.is_set)), daemon=True)
+        ticker.start()
+        time.sleep(5)  # warm-up
+        progress(f"[pnl] measuring for {duration:.0f} s")
+        for s in samplers:
+            s.measuring.set()
+        before, t0 = _counters(flink, job.job_id), time.monotonic()
+        time.sleep(duration)
+        after, elapsed = _counters(flink, job.job_id), time.monotonic() - t0
+        for s in samplers:
+            s.measuring.clear()
+        ticks_done.set()
+        ticker.join(30)
+        time.sleep(1)
+        for s in samplers:
+            s.stopped.set()
+            s.join(10)
+        delta = {k: after[k] - before[k] for k in METRICS}
+        busy = delta["revaluationNanos"] / 1e9
+        return PnlResult(
+            positions=count, option_positions=in_options, window_ms=window_ms or int(cfg.get("BS_PNL_WINDOW_MS") or 1000),
+            duration=elapsed, tick_rate=tick_report[0].rate if tick_report else float("nan"),
+            pnl_calculations_per_s=delta["pnlCalculations"] / elapsed,
+            positions_revalued_per_s=delta["positionsRevalued"] / elapsed,
+            option_valuations_per_s=delta["optionValuations"] / elapsed,
+            revaluation_capacity_per_s=delta["positionsRevalued"] / busy if busy else float("nan"),
+            tick_to_pnl_written_ms=summary(samplers[0].samples),
+            tick_to_pnl_committed_ms=summary(samplers[1].samples))
+    finally:
+        progress("[pnl] closing the bench positions")
+        write_positions(cfg, data, positions, option_share, seed, close=True)
+        if redeploy:
+            stop(cfg)
+            deploy(cfg)
+
+
+def write(result: PnlResult, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result.__dict__, indent=2))

@@ -1,0 +1,85 @@
+-- Run metrics: one row per run in `runs`, samples of the run in the others. Applied by
+-- `./brokerstream load run` and `report` (CREATE ... IF NOT EXISTS; statements separated by ';').
+CREATE TABLE IF NOT EXISTS runs (
+  run_id            String,
+  kind              LowCardinality(String),   -- http (Locust) | drain (prefill and drain)
+  shape             LowCardinality(String),   -- constant | breaking-point | bursts | drain
+  started           DateTime64(3, 'UTC'),
+  ended             DateTime64(3, 'UTC'),
+  scale_step        UInt32,                   -- the experiment's step (1, 2, ...): what the cost curve is over
+  partitions        UInt32,
+  stream_threads    UInt32,
+  instances         UInt32,
+  flink_parallelism UInt32,
+  vcpus             Float64,                  -- resources the run was given: what it is priced by
+  memory_gb         Float64,
+  instance_type     String,                   -- '' or a name in the price sheet (then priced by it)
+  heap_sizes        String,
+  workload          String,
+  seed              UInt32,
+  code_version      String,
+  config            String                    -- every BS_* setting of the run, JSON
+) ENGINE = ReplacingMergeTree ORDER BY run_id;
+
+CREATE TABLE IF NOT EXISTS process_samples (
+  run_id      String,
+  ts          DateTime64(3, 'UTC'),
+  service     LowCardinality(String),
+  cpu_seconds Float64,                        -- cumulative since the process started
+  rss_bytes   UInt64
+) ENGINE = MergeTree ORDER BY (run_id, service, ts);
+
+-- Cumulative counts per stage: orders_accepted, orders_rejected, pnl_calculations, positions_revalued, ...
+CREATE TABLE IF NOT EXISTS stage_samples (
+  run_id String,
+  ts     DateTime64(3, 'UTC'),
+  stage  LowCardinality(String),
+  total  UInt64
+) ENGINE = MergeTree ORDER BY (run_id, stage, ts);
+
+CREATE TABLE IF NOT EXISTS lag_samples (
+  run_id     String,
+  ts         DateTime64(3, 'UTC'),
+  group_name LowCardinality(String),
+  lag        Int64
+) ENGINE = MergeTree ORDER BY (run_id, group_name, ts);
+
+-- Latency samples in ms: gateway_accept, order_to_result, tick_to_pnl
+CREATE TABLE IF NOT EXISTS latency_samples (
+  run_id   String,
+  ts       DateTime64(3, 'UTC'),
+  metric   LowCardinality(String),
+  value_ms Float64
+) ENGINE = MergeTree ORDER BY (run_id, metric, ts);
+
+-- Locust's per-second history (all requests together): load and errors as the shape moved
+CREATE TABLE IF NOT EXISTS request_samples (
+  run_id         String,
+  ts             DateTime64(3, 'UTC'),
+  users          UInt32,
+  rps            Float64,
+  failures_per_s Float64,
+  p50_ms         Float64,
+  p95_ms         Float64,
+  p99_ms         Float64
+) ENGINE = MergeTree ORDER BY (run_id, ts);
+
+-- Figures a run produced as a whole (c_sla for a breaking-point run, drain throughput, ...)
+CREATE TABLE IF NOT EXISTS run_results (
+  run_id String,
+  name   LowCardinality(String),
+  value  Float64
+) ENGINE = ReplacingMergeTree ORDER BY (run_id, name);
+
+-- The price sheet, loaded from sql/clickhouse/price-sheet.yaml before each report
+CREATE TABLE IF NOT EXISTS unit_prices (
+  resource   LowCardinality(String),          -- vcpu_hour | gb_hour
+  usd        Float64
+) ENGINE = ReplacingMergeTree ORDER BY resource;
+
+CREATE TABLE IF NOT EXISTS instance_types (
+  name       String,
+  vcpus      Float64,
+  memory_gb  Float64,
+  usd_hour   Float64
+) ENGINE = ReplacingMergeTree ORDER BY name;
