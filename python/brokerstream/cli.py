@@ -172,6 +172,44 @@ def cmd_flink(cfg, args) -> int:
     return 0
 
 
+def cmd_load(cfg, args) -> int:
+    from .load import driver
+    if args.shape == "drain":
+        driver.run_drain(cfg, orders=args.orders, scale_step=args.scale_step)
+    else:
+        driver.run_http(cfg, shape=args.shape, users=args.users, duration=args.duration,
+                        scale_step=args.scale_step, web=args.web)
+    return 0
+
+
+def cmd_report(cfg, args) -> int:
+    from .analytics import report
+    report.run(cfg, Path(args.out or cfg.data_dir / "report"), headroom=args.headroom,
+               value_per_response=args.value_per_response)
+    return 0
+
+
+def cmd_run(cfg, args) -> int:
+    """The main job: install, stack up, reference data, opening prices, a short load run, the cost report."""
+    from .bench.drain import open_prices
+    from .gen import pgload, refdata
+    from .launcher.install import install
+    from .launcher.progress import say
+    from .load import driver
+    install(cfg, skip_java=False)
+    if not _stack(cfg).up():
+        return 1
+    import datetime as dt
+    data = refdata.generate(args.scale, 42, dt.datetime.now(dt.timezone.utc).date())
+    pgload.load(cfg, data, replace=True, progress=lambda line: say("refdata", line))
+    say("run", "opening prices for every equity")
+    open_prices(cfg, pgload.read(cfg), seed=5)
+    driver.run_http(cfg, shape="constant", users=args.users, duration=args.duration, progress=print)
+    from .analytics import report
+    report.run(cfg, cfg.data_dir / "report")
+    return 0
+
+
 def cmd_schemas(cfg, args) -> int:
     from . import schemas
     if args.action == "list":
@@ -267,6 +305,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("action", choices=["apply", "check", "restart"])
     s.add_argument("names", nargs="*", help="restart: which (default all)")
     s.set_defaults(func=cmd_connectors)
+
+    s = sub.add_parser("load", help="a load run with metrics stored in ClickHouse: Locust against the gateway, or drain")
+    s.add_argument("--shape", default="constant", choices=["constant", "breaking-point", "bursts", "drain"])
+    s.add_argument("--users", type=int, default=20, help="constant: users; breaking-point/bursts: the start/baseline")
+    s.add_argument("--duration", type=float, default=60, help="seconds (constant, bursts)")
+    s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
+    s.add_argument("--scale-step", type=int, default=1, help="which step of a scaling experiment this run is")
+    s.add_argument("--web", action="store_true", help="Locust's web UI instead of headless")
+    s.set_defaults(func=cmd_load)
+
+    s = sub.add_parser("report", help="the cost report of the stored runs: tables, plots, an HTML page")
+    s.add_argument("--out", help="folder for the plots and page (default .data/report)")
+    s.add_argument("--headroom", type=float, default=0.2, help="h in the cost per 1,000 requests at C_SLA")
+    s.add_argument("--value-per-response", type=float, default=0.001, help="USD a response is worth (productivity F)")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("run", help="the main job: install, up, reference data, a short load run, the cost report")
+    s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
+    s.add_argument("--users", type=int, default=20)
+    s.add_argument("--duration", type=float, default=60)
+    s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("flink", help="the P&L job on the Flink session cluster")
     s.add_argument("action", choices=["deploy", "stop", "jobs"],

@@ -61,7 +61,7 @@ WITH
 SELECT r.run_id AS run_id, r.scale_step AS scale_step, res.value AS c_sla_per_s,
        round(if(it.usd_hour > 0, it.usd_hour, r.vcpus * vcpu_price + r.memory_gb * gb_price), 6) AS usd_hour,
        -- (cost/h / C_SLA) * 1000 / (1 - h), with C_SLA in requests per hour
-       round((usd_hour / (res.value * 3600)) * 1000 / (1 - {headroom}), 8) AS usd_per_1000_requests
+       round((usd_hour / (res.value * 3600)) * 1000 / (1 - {headroom}), 12) AS usd_per_1000_requests
 FROM runs AS r FINAL
 LEFT JOIN instance_types AS it FINAL ON it.name = r.instance_type
 INNER JOIN (SELECT run_id, name, value FROM run_results FINAL) AS res ON res.run_id = r.run_id AND res.name = 'c_sla'

@@ -1,5 +1,5 @@
-"""The one ClickHouse client interface: clickhouse-connect, against a server when BS_CLICKHOUSE_URL is
-set (compose), else embedded chdb on BS_CLICKHOUSE_DIR.
+"""The one ClickHouse client interface: clickhouse-connect on BS_CLICKHOUSE_DSN, embedded chdb
+(`chdb:///folder`, the native default) or a server (`http://host:8123`, compose).
 
 An embedded store belongs to one process at a time (chdb locks its folder): during a run the load
 driver owns it and writes the samples at the end of the run; `report` opens it afterwards.
@@ -16,12 +16,10 @@ SQL_DIR = Path(__file__).resolve().parents[3] / "sql" / "clickhouse"
 
 
 def connect(cfg):
-    url = cfg.get("BS_CLICKHOUSE_URL")
-    if url:
-        return clickhouse_connect.get_client(dsn=url)
-    folder = cfg.path("BS_CLICKHOUSE_DIR")
-    folder.mkdir(parents=True, exist_ok=True)
-    return clickhouse_connect.get_client(dsn=f"chdb://{folder}")
+    dsn = cfg["BS_CLICKHOUSE_DSN"]
+    if dsn.startswith("chdb://"):
+        Path(dsn[len("chdb://"):]).mkdir(parents=True, exist_ok=True)
+    return clickhouse_connect.get_client(dsn=dsn)
 
 
 def statements(text: str) -> list[str]:
