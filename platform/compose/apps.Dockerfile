@@ -7,9 +7,11 @@ COPY pom.xml .
 COPY schemas schemas
 COPY pricing pricing
 COPY streams streams
+COPY flink-jobs flink-jobs
 RUN mvn -q -B -s .mvn/settings.xml package -DskipTests
 
 FROM eclipse-temurin:17-jre
 WORKDIR /app
 COPY --from=build /src/streams/target/streams-0.1.0.jar /app/streams.jar
+COPY --from=build /src/flink-jobs/target/flink-jobs-0.1.0.jar /app/flink-jobs.jar
 ENTRYPOINT ["java", "-jar", "/app/streams.jar"]

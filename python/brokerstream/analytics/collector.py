@@ -97,10 +97,10 @@ class Collector:
     def _lags(self, admin: AdminClient, consumer: Consumer) -> dict[str, int]:
         from confluent_kafka import ConsumerGroupTopicPartitions
         lags = {}
-        futures = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g) for g in GROUPS])
-        for group, future in futures.items():
+        for group in GROUPS:  # the client lists one group per request
             try:
-                parts = [tp for tp in future.result(timeout=5).topic_partitions if tp.offset >= 0]
+                future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group]
+                parts = [tp for tp in future.result(timeout=5).topic_partitions or [] if tp.offset >= 0]
             except Exception:
                 continue
             total = 0
