@@ -112,9 +112,12 @@ class Flink:
         """Sums of task metrics over the subtasks of the vertex whose name starts with the prefix."""
         vertices = self._call("GET", f"/jobs/{job_id}")["vertices"]
         vertex = next(v for v in vertices if v["name"].startswith(vertex_prefix))
-        got = self._call("GET", f"/jobs/{job_id}/vertices/{vertex['id']}/subtasks/metrics",
-                         params={"get": ",".join(names), "agg": "sum"})
-        return {m["id"]: float(m["sum"]) for m in got}
+        path = f"/jobs/{job_id}/vertices/{vertex['id']}/subtasks/metrics"
+        # user metrics are listed under the operator's name: "<operator>.<name>"
+        available = [m["id"] for m in self._call("GET", path)]
+        ids = {m: n for m in available for n in names if m == n or m.endswith("." + n)}
+        got = self._call("GET", path, params={"get": ",".join(ids), "agg": "sum"}) if ids else []
+        return {ids[m["id"]]: float(m["sum"]) for m in got}
 
 
 def savepoint_marker(cfg: Config) -> Path:
