@@ -83,3 +83,21 @@ CREATE TABLE IF NOT EXISTS instance_types (
   memory_gb  Float64,
   usd_hour   Float64
 ) ENGINE = ReplacingMergeTree ORDER BY name;
+
+-- What every cost query starts from. A run's price per hour: its instance type's, else its vCPUs and
+-- memory at the unit prices. A run's rates: the change of each cumulative stage count over its span.
+CREATE VIEW IF NOT EXISTS run_prices AS
+SELECT r.run_id AS run_id, r.scale_step AS scale_step, r.kind AS kind, r.started AS started,
+       if(it.usd_hour > 0, it.usd_hour,
+          r.vcpus * (SELECT any(usd) FROM unit_prices FINAL WHERE resource = 'vcpu_hour')
+          + r.memory_gb * (SELECT any(usd) FROM unit_prices FINAL WHERE resource = 'gb_hour')) AS usd_hour
+FROM runs AS r FINAL LEFT JOIN instance_types AS it FINAL ON it.name = r.instance_type;
+
+CREATE VIEW IF NOT EXISTS run_rates AS
+SELECT run_id,
+       sumIf(per_s, stage IN ('orders_accepted', 'orders_rejected')) AS orders_per_s,
+       sumIf(per_s, stage = 'pnl_calculations') AS pnl_per_s
+FROM (SELECT run_id, stage,
+             (max(total) - min(total)) / greatest(dateDiff('millisecond', min(ts), max(ts)) / 1000, 0.001) AS per_s
+      FROM stage_samples GROUP BY run_id, stage)
+GROUP BY run_id;

@@ -65,16 +65,8 @@ public final class Valuation implements Serializable {
     return r;
   }
 
-  /** The record of a position that was closed: nothing held, nothing to gain or lose. */
+  /** The record of a position that was closed: nothing held, nothing to gain or lose, no price. */
   public static PnlRecord closed(PnlInput position, long at) {
-    PnlRecord r = new PnlRecord();
-    r.scope = PnlRecord.Scope.POSITION;
-    r.memberId = position.memberId;
-    r.accountId = position.accountId;
-    r.instrumentId = position.instrumentId;
-    r.underlyingId = position.underlyingId;
-    r.windowEnd = at;
-    r.computedTs = at;
-    return r;
+    return position(position, -1, -1, at, at, 0L); // quantity 0: every amount is 0
   }
 }
