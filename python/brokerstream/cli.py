@@ -230,6 +230,21 @@ def cmd_schemas(cfg, args) -> int:
     return 0
 
 
+def cmd_sql(cfg, args) -> int:
+    from . import streamsql
+    if args.action == "client":
+        return streamsql.client(cfg)
+    if args.action == "list":
+        for query in streamsql.parse_catalog(streamsql.FLINK_CATALOG):
+            print(f"{query.name:<32} {query.purpose}")
+        return 0
+    if not args.name:
+        raise UserError("sql run needs a query name: ./brokerstream sql list shows them")
+    result = streamsql.run(cfg, args.name, since_ms=streamsql.parse_since(args.since), timeout=args.timeout)
+    print(streamsql.format_rows(result, as_json=args.json))
+    return 0
+
+
 def cmd_bench(cfg, args) -> int:
     if args.which == "drain":
         from .bench import drain
@@ -337,6 +352,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("action", choices=["list", "show", "check", "register"])
     s.add_argument("name", nargs="?", help="record name for `show`, e.g. Order")
     s.set_defaults(func=cmd_schemas)
+
+    s = sub.add_parser("sql", help="stream SQL over the topics (sql/flink): the Flink SQL client with the "
+                                   "query catalog loaded, or one named query's rows")
+    s.add_argument("action", nargs="?", default="client", choices=["client", "list", "run"],
+                   help="client (default): Flink's SQL client; list: the catalog; run NAME: print its rows")
+    s.add_argument("name", nargs="?", help="run: the catalog query")
+    s.add_argument("--since", help="run: only records written since then (ISO time, epoch ms, or 90s/15m/2h ago)")
+    s.add_argument("--timeout", type=float, default=300, help="run: seconds before giving up")
+    s.add_argument("--json", action="store_true", help="run: one JSON object per row")
+    s.set_defaults(func=cmd_sql)
 
     from .gen.cli import add_commands as add_generator_commands
     add_generator_commands(sub)

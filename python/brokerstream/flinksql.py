@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import UserError
 
-class SqlError(RuntimeError):
-    pass
+
+class SqlError(UserError, RuntimeError):
+    """The gateway refused or failed a statement: a message for the user, not a stack trace."""
 
 
 def _call(base: str, method: str, path: str, body: Any = None, timeout: float = 30.0) -> dict:
@@ -22,7 +25,8 @@ def _call(base: str, method: str, path: str, body: Any = None, timeout: float = 
             raw = resp.read()
     except urllib.error.HTTPError as exc:
         raise SqlError(f"{method} {path}: HTTP {exc.code}: {_root_cause(exc.read().decode(errors='replace'))}") from None
-    return json.loads(raw) if raw else {}
+    # DECIMAL columns arrive as JSON numbers: parsed as Decimal they stay exact.
+    return json.loads(raw, parse_float=Decimal) if raw else {}
 
 
 def _root_cause(body: str) -> str:

@@ -10,7 +10,7 @@ from brokerstream import config
 
 COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
 SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",
-            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams"}
+            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams", "ksqldb-init"}
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +60,14 @@ def test_the_order_flow_runs_the_same_jar_with_the_same_settings_as_natively(res
     assert streams["environment"]["BROKER_KAFKA_BOOTSTRAP"] == "kafka:9092"
     dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
     assert "streams/target/streams-0.1.0.jar" in dockerfile
+
+
+def test_ksqldb_applies_the_declarations_then_the_catalog_after_provisioning(resolved):
+    job = resolved["services"]["ksqldb-init"]
+    assert job["depends_on"]["init"]["condition"] == "service_completed_successfully"
+    assert job["depends_on"]["ksqldb-server"]["condition"] == "service_healthy"
+    mounts = {v["source"]: v["target"] for v in job["volumes"]} if isinstance(job["volumes"][0], dict) else \
+        {v.split(":")[0]: v.split(":")[1] for v in job["volumes"]}
+    assert mounts[str(config.ROOT / "sql" / "ksqldb")] == "/sql/ksqldb"
+    script = " ".join(job["command"])
+    assert script.index("/sql/ksqldb/streams.sql") < script.index("/sql/ksqldb/catalog.sql")
