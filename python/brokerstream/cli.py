@@ -178,7 +178,7 @@ def cmd_load(cfg, args) -> int:
         driver.run_drain(cfg, orders=args.orders, scale_step=args.scale_step)
     else:
         driver.run_http(cfg, shape=args.shape, users=args.users, duration=args.duration,
-                        scale_step=args.scale_step, web=args.web)
+                        scale_step=args.scale_step, web=args.web, tick_rate=args.tick_rate)
     return 0
 
 
@@ -204,7 +204,8 @@ def cmd_run(cfg, args) -> int:
     pgload.load(cfg, data, replace=True, progress=lambda line: say("refdata", line))
     say("run", "opening prices for every equity")
     open_prices(cfg, pgload.read(cfg), seed=5)
-    driver.run_http(cfg, shape="constant", users=args.users, duration=args.duration, progress=print)
+    driver.run_http(cfg, shape="constant", users=args.users, duration=args.duration, tick_rate=args.tick_rate,
+                    progress=print)
     from .analytics import report
     report.run(cfg, cfg.data_dir / "report")
     return 0
@@ -328,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
     s.add_argument("--scale-step", type=int, default=1, help="which step of a scaling experiment this run is")
     s.add_argument("--web", action="store_true", help="Locust's web UI instead of headless")
+    s.add_argument("--tick-rate", type=float, default=1000, help="price ticks per second during the run (0: none)")
     s.set_defaults(func=cmd_load)
 
     s = sub.add_parser("report", help="the cost report of the stored runs: tables, plots, an HTML page")
@@ -340,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
     s.add_argument("--users", type=int, default=20)
     s.add_argument("--duration", type=float, default=60)
+    s.add_argument("--tick-rate", type=float, default=1000, help="price ticks per second during the run")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("flink", help="the P&L job on the Flink session cluster")

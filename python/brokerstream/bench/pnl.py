@@ -98,9 +98,11 @@ def write_positions(cfg: Config, data, count: int, option_share: float, seed: in
         in_options += is_option
         underlying = inst.underlying_id or inst.instrument_id
         cost = (inst.strike // 20 if is_option else starts[underlying]) or 1
+        # drawn whether closing or not, so that closing walks through the same keys
+        quantity = rng.choice([-1, 1]) * rng.randint(1, 50)
         record = {"account_id": account, "member_id": member, "instrument_id": inst.instrument_id,
                   "underlying_id": underlying, "multiplier": inst.multiplier,
-                  "quantity": 0 if close else rng.choice([-1, 1]) * rng.randint(1, 50),
+                  "quantity": 0 if close else quantity,
                   "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
                   "realized_pnl": Decimal("0.000000"), "version": 2 if close else 1, "updated_ts": now}
         _send(p, "positions", encode_position(schema, header, record), key.encode(), report)
@@ -147,8 +149,17 @@ class LatencySampler(threading.Thread):
         c.close()
 
 
-def _counters(flink: Flink, job_id: str) -> dict[str, float]:
-    return flink.metric_sum(job_id, "revalue", METRICS)
+def _counters(flink: Flink, job_id: str, timeout: float = 30.0) -> dict[str, float]:
+    """The job's counters; the REST API lists them only once its metric fetcher has seen them."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = flink.metric_sum(job_id, "revalue", METRICS)
+        if set(got) >= set(METRICS) or time.monotonic() > deadline:
+            missing = set(METRICS) - set(got)
+            if missing:
+                raise RuntimeError(f"the P&L job reports no {', '.join(sorted(missing))} metrics")
+            return got
+        time.sleep(1)
 
 
 def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tick_rate: float = 10_000,

@@ -125,12 +125,15 @@ def locust_results(path: Path) -> dict[str, float]:
 
 
 def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration: float = 60, scale_step: int = 1,
-             web: bool = False, extra_env: dict[str, str] | None = None, progress=print) -> RunRecord:
+             web: bool = False, tick_rate: float = 1000, extra_env: dict[str, str] | None = None,
+             progress=print) -> RunRecord:
+    """Locust members against the gateway while prices tick (so the P&L flow works too), metrics sampled."""
     from ..gen import pgload
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: ./brokerstream refdata load --scale tiny")
-    record = new_record(cfg, "http", shape, f"locust {shape} users={users} duration={duration:.0f}s", data.seed, scale_step)
+    record = new_record(cfg, "http", shape, f"locust {shape} users={users} duration={duration:.0f}s "
+                        f"ticks={tick_rate:.0f}/s", data.seed, scale_step)
     out_dir = cfg.data_dir / "runs" / record.run_id
     out_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, **{k: v for k, v in cfg.values.items() if k.startswith("BS_")},
@@ -142,9 +145,15 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
             "--loglevel", "WARNING", "--only-summary"]
     argv += ["--web-host", cfg.bind] if web else ["--headless"]
     collector = Collector(cfg, record.run_id, SERVICES).start()
-    progress(f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s "
+    ticks_done, ticker = _start_ticks(cfg, data, tick_rate)
+    progress(f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s, ticks {tick_rate:,.0f}/s "
              f"({'web UI at http://' + cfg.bind + ':8089' if web else 'headless'})")
-    rc = subprocess.call(argv, env=env, cwd=cfg.root, timeout=duration * 10 + 600)
+    try:
+        rc = subprocess.call(argv, env=env, cwd=cfg.root, timeout=duration * 10 + 600)
+    finally:
+        ticks_done.set()
+        if ticker:
+            ticker.join(15)
     time.sleep(2)  # the last results of the run
     collector.stop()
     record.ended = dt.datetime.now(dt.timezone.utc)
@@ -161,6 +170,21 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
     progress(f"[load] stored run {record.run_id}: {int(results.get('requests', 0)):,} requests, "
              f"{collector.counts['orders_accepted']:,} orders accepted, {collector.counts['orders_rejected']:,} rejected")
     return record
+
+
+def _start_ticks(cfg: Config, data, rate: float):
+    """GBM ticks for every active equity at `rate` per second until the returned event is set."""
+    import threading
+    from ..gen.produce import produce_ticks
+    from ..gen.ticks import TickGenerator
+    done = threading.Event()
+    if rate <= 0:
+        return done, None
+    ticker = threading.Thread(target=produce_ticks, name="ticks", daemon=True, args=(
+        cfg, TickGenerator(data, data.seed + 1, rate=rate)), kwargs={"duration": 7 * 24 * 3600.0, "snapshot": False,
+                                                                     "stop": done.is_set})
+    ticker.start()
+    return done, ticker
 
 
 def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, progress=print) -> RunRecord:

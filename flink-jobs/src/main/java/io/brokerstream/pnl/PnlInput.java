@@ -25,6 +25,10 @@ public class PnlInput {
   public long avgCostMicros;
   public int multiplier;
   public long version;
+  /** What the account roll-up was last told of this position (Revaluer state, not input). */
+  public long reportedMarketValueMicros;
+  public long reportedCostBasisMicros;
+  public int reportedPositions;
 
   // OPTION_TERMS
   public boolean call;

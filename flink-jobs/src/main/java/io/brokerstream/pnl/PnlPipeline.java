@@ -1,27 +1,39 @@
 package io.brokerstream.pnl;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /** The job's dataflow, independent of where inputs come from and outputs go (Kafka, or tests). */
 public final class PnlPipeline {
   private PnlPipeline() {}
 
-  /** Position, account and member P&L records, in one stream (each record's scope says which). */
-  public static DataStream<PnlRecord> build(DataStream<PnlInput> inputs, PnlSettings settings) {
-    DataStream<PnlRecord> positions = inputs
+  /** The job's two outputs: position records straight from the revaluation, and the roll-ups. */
+  public record Outputs(DataStream<PnlRecord> positions, DataStream<PnlRecord> rollUps) {
+    /** Everything in one stream (each record's scope says which): for tests. */
+    public DataStream<PnlRecord> all() {
+      return positions.union(rollUps);
+    }
+  }
+
+  /**
+   * Position records leave by their own sink, chained to the revaluation: they are most of the
+   * output, and a sink shared with the roll-ups would have them cross the network to reach it.
+   */
+  public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
+    SingleOutputStreamOperator<PnlRecord> positions = inputs
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getDouble("pricing.rate"),
             settings.getInt("pricing.binomial-steps")))
         .name("revalue by underlying").uid("revalue");
     long coalesce = settings.getLong("rollup.coalesce-ms");
-    DataStream<PnlRecord> accounts = positions
-        .keyBy(r -> r.accountId)
+    SingleOutputStreamOperator<PnlRecord> accounts = positions.getSideOutput(Revaluer.ACCOUNT_DELTAS)
+        .keyBy(d -> d.accountId)
         .process(new RollUp(PnlRecord.Scope.ACCOUNT, coalesce))
-        .name("roll up per account").uid("rollup-account");
-    DataStream<PnlRecord> members = accounts
-        .keyBy(r -> r.memberId)
+        .name("roll up per account").uid("rollup-account-deltas");
+    DataStream<PnlRecord> members = accounts.getSideOutput(RollUp.MEMBER_DELTAS)
+        .keyBy(d -> d.memberId)
         .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
-        .name("roll up per member").uid("rollup-member");
-    return positions.union(accounts, members);
+        .name("roll up per member").uid("rollup-member-deltas");
+    return new Outputs(positions, accounts.union(members));
   }
 }

@@ -7,6 +7,7 @@ import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.serde.SchemaRegistry;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.time.Instant;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 
@@ -39,6 +40,8 @@ public final class PnlRecordSchema {
     private static final long serialVersionUID = 1L;
     private final String registryUrl;
     private transient AvroCodec<UnrealizedPnl> codec;
+    private transient PnlRecordEncoder encoder;
+    private transient int[] schemaIds; // by scope: each topic's subject has its own id
 
     public Values(String registryUrl) {
       this.registryUrl = registryUrl;
@@ -61,7 +64,16 @@ public final class PnlRecordSchema {
       if (codec == null) {
         open(null);
       }
-      return codec.encode(topic(r) + "-value", toAvro(r));
+      if (encoder == null) {
+        encoder = new PnlRecordEncoder();
+        schemaIds = new int[PnlRecord.Scope.values().length];
+        Arrays.fill(schemaIds, -1);
+      }
+      int scope = r.scope.ordinal();
+      if (schemaIds[scope] < 0) {
+        schemaIds[scope] = codec.schemaId(topic(r) + "-value");
+      }
+      return encoder.encode(r, schemaIds[scope]);
     }
   }
 

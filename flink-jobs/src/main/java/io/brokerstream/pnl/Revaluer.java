@@ -14,6 +14,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Keyed by underlying equity: its latest price, the positions in it and in the options on it, the
@@ -26,10 +27,15 @@ import org.apache.flink.util.Collector;
  * what matters is how fresh the P&L is when it is read, and an idle partition must not hold windows back.
  *
  * <p>A position that changes without a tick is revalued at the end of the current window at the last
- * price; a closed position is emitted at once with zero quantity, so roll-ups drop it.
+ * price; a closed position is emitted at once with zero quantity.
+ *
+ * <p>Position records are the main output (to Kafka). The account roll-ups get, on the side output
+ * {@link #ACCOUNT_DELTAS}, one delta per account per window: each position remembers what the roll-up
+ * was last told of it, so the delta is exact and the roll-up holds no copy of the positions.
  */
 public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> {
   private static final long serialVersionUID = 1L;
+  public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
   private final long windowMs;
   private final Valuation valuation;
 
@@ -94,9 +100,19 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
           positions.remove(key);
           changed.remove(key);
           if (known != null) {
-            out.collect(Valuation.closed(in, ctx.timerService().currentProcessingTime()));
+            PnlRecord closed = Valuation.closed(in, ctx.timerService().currentProcessingTime());
+            out.collect(closed);
+            PnlDelta delta = PnlDelta.of(known.memberId, known.accountId);
+            delta.add(0, known.reportedMarketValueMicros, 0, known.reportedCostBasisMicros, 0, known.reportedPositions);
+            delta.cover(closed.windowEnd, 0L);
+            ctx.output(ACCOUNT_DELTAS, delta);
           }
           return;
+        }
+        if (known != null) {
+          in.reportedMarketValueMicros = known.reportedMarketValueMicros;
+          in.reportedCostBasisMicros = known.reportedCostBasisMicros;
+          in.reportedPositions = known.reportedPositions;
         }
         positions.put(key, in);
         if (price.value() != null) {
@@ -165,6 +181,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
     Map<String, Long> marks = new HashMap<>(); // one model valuation per option per window
+    Map<String, PnlDelta> deltas = new HashMap<>();
     long revalued = 0;
     for (PnlInput p : due) {
       long mark;
@@ -184,8 +201,24 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
         }
         mark = known;
       }
-      out.collect(Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L));
+      PnlRecord r = Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L);
+      out.collect(r);
+      PnlDelta delta = deltas.get(p.accountId);
+      if (delta == null) {
+        delta = PnlDelta.of(p.memberId, p.accountId);
+        deltas.put(p.accountId, delta);
+      }
+      delta.add(r.marketValueMicros, p.reportedMarketValueMicros, r.costBasisMicros, p.reportedCostBasisMicros,
+          r.positions, p.reportedPositions);
+      delta.cover(windowEnd, r.firstTickTs);
+      p.reportedMarketValueMicros = r.marketValueMicros;
+      p.reportedCostBasisMicros = r.costBasisMicros;
+      p.reportedPositions = r.positions;
+      positions.put(p.positionKey(), p); // what was reported is state too (and RocksDB needs the put)
       revalued++;
+    }
+    for (PnlDelta delta : deltas.values()) {
+      ctx.output(ACCOUNT_DELTAS, delta);
     }
     if (ticked) {
       pnlCalculations.inc();

@@ -81,7 +81,7 @@ class PnlPipelineMiniClusterTest {
     DataStream<PnlInput> in = env.fromData(PnlInput.class, inputs.toArray(PnlInput[]::new)).setParallelism(1)
         .flatMap(new LingerAtEnd(inputs.size(), 2500)).setParallelism(1);
     List<PnlRecord> out = new ArrayList<>();
-    try (CloseableIterator<PnlRecord> it = PnlPipeline.build(in, settings).executeAndCollect("pnl-minicluster")) {
+    try (CloseableIterator<PnlRecord> it = PnlPipeline.build(in, settings).all().executeAndCollect("pnl-minicluster")) {
       it.forEachRemaining(out::add);
     }
 

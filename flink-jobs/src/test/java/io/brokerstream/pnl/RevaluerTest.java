@@ -7,9 +7,12 @@ import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.BlackScholes;
 import io.brokerstream.pricing.OptionType;
 import java.time.LocalDate;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -160,6 +163,45 @@ class RevaluerTest {
     });
     in(tick("EQ1", "111", T0 + 2 * W + 1));
     assertThat(fire(T0 + 3 * W)).isEmpty(); // nothing held any more
+  }
+
+  Map<String, long[]> accountTotals = new HashMap<>();
+
+  /** Adds the account deltas emitted so far to running totals: {market value, cost, positions, deltas}. */
+  Map<String, long[]> drainDeltas() {
+    var queue = h.getSideOutput(Revaluer.ACCOUNT_DELTAS);
+    if (queue != null) {
+      for (StreamRecord<PnlDelta> r : queue) {
+        PnlDelta d = r.getValue();
+        long[] t = accountTotals.computeIfAbsent(d.accountId, k -> new long[4]);
+        t[0] += d.marketValueMicros;
+        t[1] += d.costBasisMicros;
+        t[2] += d.positions;
+        t[3]++;
+        assertThat(d.unrealizedMicros).isEqualTo(d.marketValueMicros - d.costBasisMicros);
+      }
+      queue.clear();
+    }
+    return accountTotals;
+  }
+
+  @Test
+  void accountDeltasOnePerAccountPerWindowAddUpToTheAccountsPositions() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(equity("A2", "EQ1", 3, "90", 1));
+    in(PnlInput.position("A1", "M1", "EQ1", "EQ1", 1, 10, Micros.parse("100"), 1)); // a replay: same version
+    in(tick("EQ1", "110", T0 + 1));
+    fire(T0 + W);
+    assertThat(drainDeltas().get("A1")).containsExactly(Micros.parse("1100"), Micros.parse("1000"), 1, 1);
+    assertThat(accountTotals.get("A2")).containsExactly(Micros.parse("330"), Micros.parse("270"), 1, 1);
+    in(tick("EQ1", "120", T0 + W + 1));
+    fire(T0 + 2 * W);
+    in(equity("A1", "EQ1", 20, "105", 2));
+    fire(T0 + 3 * W);
+    in(equity("A2", "EQ1", 0, "0", 2)); // closed: its whole value leaves A2 at once
+    var totals = drainDeltas();
+    assertThat(totals.get("A1")).containsExactly(Micros.parse("2400"), Micros.parse("2100"), 1, 3);
+    assertThat(totals.get("A2")).containsExactly(0L, 0L, 0L, 3L);
   }
 
   @Test

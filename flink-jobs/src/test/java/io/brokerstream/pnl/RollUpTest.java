@@ -3,85 +3,102 @@ package io.brokerstream.pnl;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.money.Micros;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 class RollUpTest {
-  static PnlRecord position(String account, String instrument, long qty, String mv, String cost, long windowEnd) {
-    PnlRecord r = new PnlRecord();
-    r.scope = PnlRecord.Scope.POSITION;
-    r.memberId = "M1";
-    r.accountId = account;
-    r.instrumentId = instrument;
-    r.underlyingId = instrument;
-    r.quantity = qty;
-    r.marketValueMicros = Micros.parse(mv);
-    r.costBasisMicros = Micros.parse(cost);
-    r.unrealizedMicros = r.marketValueMicros - r.costBasisMicros;
-    r.positions = qty == 0 ? 0 : 1;
-    r.windowEnd = windowEnd;
-    return r;
+  static PnlDelta delta(String member, String account, String mv, String cost, int positions, long windowEnd,
+      long firstTick) {
+    PnlDelta d = PnlDelta.of(member, account);
+    d.add(Micros.parse(mv), 0, Micros.parse(cost), 0, positions, 0);
+    d.cover(windowEnd, firstTick);
+    return d;
   }
 
-  static KeyedOneInputStreamOperatorTestHarness<String, PnlRecord, PnlRecord> harness(PnlRecord.Scope scope)
+  static KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> harness(PnlRecord.Scope scope)
       throws Exception {
     var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new RollUp(scope, 100)),
-        (PnlRecord r) -> scope == PnlRecord.Scope.ACCOUNT ? r.accountId : r.memberId, Types.STRING);
+        (PnlDelta d) -> scope == PnlRecord.Scope.ACCOUNT ? d.accountId : d.memberId, Types.STRING);
     h.open();
     h.setProcessingTime(0);
     return h;
   }
 
+  static List<PnlDelta> upward(KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> h) {
+    List<PnlDelta> out = new ArrayList<>();
+    var queue = h.getSideOutput(RollUp.MEMBER_DELTAS);
+    if (queue != null) {
+      for (StreamRecord<PnlDelta> r : queue) {
+        out.add(r.getValue());
+      }
+      queue.clear();
+    }
+    return out;
+  }
+
   @Test
-  void anAccountIsTheSumOfTheLatestValueOfEachOfItsPositionsEmittedOncePerInterval() throws Exception {
+  void anAccountAddsUpItsDeltasAndEmitsOncePerIntervalPassingItsOwnMoveUp() throws Exception {
     try (var h = harness(PnlRecord.Scope.ACCOUNT)) {
-      h.processElement(position("A1", "EQ1", 10, "1010", "1000", 1000), 0);
-      h.processElement(position("A1", "EQ2", -5, "-240.5", "-250", 1000), 0);
-      h.processElement(position("A1", "EQ1", 10, "1020.000001", "1000", 2000), 0); // replaces EQ1's first value
+      h.processElement(delta("M1", "A1", "1010", "1000", 1, 1000, 900), 0);
+      h.processElement(delta("M1", "A1", "-240.5", "-250", 1, 1000, 950), 0);
+      h.processElement(delta("M1", "A1", "10.000001", "0", 0, 2000, 1500), 0); // EQ1 moved up
       assertThat(h.extractOutputValues()).isEmpty();
       h.setProcessingTime(100);
-      List<PnlRecord> out = h.extractOutputValues();
-      assertThat(out).singleElement().satisfies(r -> {
+      assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
         assertThat(r.scope).isEqualTo(PnlRecord.Scope.ACCOUNT);
         assertThat(r.accountId).isEqualTo("A1");
+        assertThat(r.memberId).isEqualTo("M1");
         assertThat(r.marketValueMicros).isEqualTo(Micros.parse("779.500001"));
         assertThat(r.costBasisMicros).isEqualTo(Micros.parse("750"));
         assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
         assertThat(r.positions).isEqualTo(2);
         assertThat(r.windowEnd).isEqualTo(2000);
+        assertThat(r.firstTickTs).isEqualTo(900);
+        assertThat(r.computedTs).isEqualTo(100);
+      });
+      assertThat(upward(h)).singleElement().satisfies(d -> {
+        assertThat(d.memberId).isEqualTo("M1");
+        assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
+        assertThat(d.positions).isEqualTo(2);
       });
       h.getOutput().clear();
-      h.processElement(position("A1", "EQ2", 0, "0", "0", 2500), 0); // closed: drops out
+      // EQ2 closed: its -240.5 / -250 leave the account
+      h.processElement(delta("M1", "A1", "240.5", "250", -1, 2500, 0), 0);
       h.setProcessingTime(200);
       assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
         assertThat(r.positions).isEqualTo(1);
         assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("20.000001"));
+        assertThat(r.firstTickTs).isZero(); // the ticks before the last emission are reported
+      });
+      // the member is told the move since the last emission, not the total again
+      assertThat(upward(h)).singleElement().satisfies(d -> {
+        assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("-9.5"));
+        assertThat(d.marketValueMicros).isEqualTo(Micros.parse("240.5"));
+        assertThat(d.positions).isEqualTo(-1);
       });
     }
   }
 
   @Test
-  void aMemberIsTheSumOfItsAccounts() throws Exception {
+  void aMemberIsTheSumOfItsAccountsMoves() throws Exception {
     try (var h = harness(PnlRecord.Scope.MEMBER)) {
-      PnlRecord a1 = position("A1", null, 0, "100", "90", 1000);
-      a1.scope = PnlRecord.Scope.ACCOUNT;
-      a1.positions = 3;
-      PnlRecord a2 = position("A2", null, 0, "50", "70", 1000);
-      a2.scope = PnlRecord.Scope.ACCOUNT;
-      a2.positions = 1;
-      h.processElement(a1, 0);
-      h.processElement(a2, 0);
+      h.processElement(delta("M1", null, "100", "90", 3, 1000, 0), 0);
+      h.processElement(delta("M1", null, "50", "70", 1, 1000, 0), 0);
+      h.processElement(delta("M1", null, "-50", "-70", -1, 1000, 0), 0);
       h.setProcessingTime(100);
       assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
         assertThat(r.scope).isEqualTo(PnlRecord.Scope.MEMBER);
         assertThat(r.memberId).isEqualTo("M1");
         assertThat(r.accountId).isNull();
-        assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("-10"));
-        assertThat(r.positions).isEqualTo(4);
+        assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10"));
+        assertThat(r.positions).isEqualTo(3);
       });
+      assertThat(upward(h)).isEmpty(); // nothing above a member
     }
   }
 }

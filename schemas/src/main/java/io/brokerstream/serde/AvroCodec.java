@@ -74,6 +74,14 @@ public final class AvroCodec<T> {
     return new AvroCodec<>(registry, null, GenericData.get(), true, null, null);
   }
 
+  /** The registry id of this codec's schema under a subject, for writers that frame records themselves. */
+  public int schemaId(String subject) {
+    if (readerSchema == null) {
+      throw new IllegalStateException("a generic codec writes each record's own schema");
+    }
+    return idBySubject.computeIfAbsent(subject, s -> resolveId(s, registeredSchema));
+  }
+
   /** Encodes for a subject (TopicNameStrategy: {@code <topic>-value} or {@code <topic>-key}). */
   public byte[] encode(String subject, T record) {
     if (record == null) {
@@ -81,7 +89,7 @@ public final class AvroCodec<T> {
     }
     Schema schema = readerSchema != null ? readerSchema : ((GenericRecord) record).getSchema();
     int id = readerSchema != null
-        ? idBySubject.computeIfAbsent(subject, s -> resolveId(s, registeredSchema))
+        ? schemaId(subject)
         : resolveId(subject, RegistrySchemas.withoutJavaProperties(schema));
     DatumWriter<T> datumWriter = writer != null ? writer : newWriter(schema, model);
     Buffers b = buffers.get();
