@@ -164,15 +164,20 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     Long tickTs = firstTickTs.value();
     firstTickTs.clear();
     boolean ticked = tickTs != null;
+    // keys kept beside the positions: writing a position back needs its key, and rebuilding it
+    // (a concatenation and a fresh hash) per position per window is avoidable work
+    List<String> dueKeys = new ArrayList<>();
     List<PnlInput> due = new ArrayList<>();
     if (ticked) {
-      for (PnlInput p : positions.values()) {
-        due.add(p);
+      for (Map.Entry<String, PnlInput> e : positions.entries()) {
+        dueKeys.add(e.getKey());
+        due.add(e.getValue());
       }
     } else {
       for (String key : changed.keys()) {
         PnlInput p = positions.get(key);
         if (p != null) {
+          dueKeys.add(key);
           due.add(p);
         }
       }
@@ -183,7 +188,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     Map<String, Long> marks = new HashMap<>(); // one model valuation per option per window
     Map<String, PnlDelta> deltas = new HashMap<>();
     long revalued = 0;
-    for (PnlInput p : due) {
+    for (int i = 0; i < due.size(); i++) {
+      PnlInput p = due.get(i);
       long mark;
       if (p.instrumentId.equals(p.underlyingId)) {
         mark = tick.priceMicros;
@@ -214,7 +220,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       p.reportedMarketValueMicros = r.marketValueMicros;
       p.reportedCostBasisMicros = r.costBasisMicros;
       p.reportedPositions = r.positions;
-      positions.put(p.positionKey(), p); // what was reported is state too (and RocksDB needs the put)
+      positions.put(dueKeys.get(i), p); // what was reported is state too (and RocksDB needs the put)
       revalued++;
     }
     for (PnlDelta delta : deltas.values()) {
