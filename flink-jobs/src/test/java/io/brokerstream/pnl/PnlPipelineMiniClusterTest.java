@@ -74,12 +74,14 @@ class PnlPipelineMiniClusterTest {
       inputs.add(PnlInput.tick("EQ1", Micros.parse("100") + i * 10_000L, now + i, i));
       inputs.add(PnlInput.tick("EQ2", Micros.parse("45") + i * 10_000L, now + i, i));
     }
-    PnlSettings settings = PnlSettings.defaults().with("window.ms", "300").with("rollup.coalesce-ms", "100");
+    // The ticks must land in one processing-time window to be revalued once: a window much longer than
+    // the time they take to pass (a 300 ms one was sometimes crossed while the job warmed up).
+    PnlSettings settings = PnlSettings.defaults().with("window.ms", "1000").with("rollup.coalesce-ms", "100");
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     DataStream<PnlInput> in = env.fromData(PnlInput.class, inputs.toArray(PnlInput[]::new)).setParallelism(1)
-        .flatMap(new LingerAtEnd(inputs.size(), 2500)).setParallelism(1);
+        .flatMap(new LingerAtEnd(inputs.size(), 3500)).setParallelism(1);
     List<PnlRecord> out = new ArrayList<>();
     try (CloseableIterator<PnlRecord> it = PnlPipeline.build(in, settings).all().executeAndCollect("pnl-minicluster")) {
       it.forEachRemaining(out::add);
