@@ -19,6 +19,7 @@ from ..config import Config
 from ..schemas import load_schema
 
 GROUPS = ["brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-positions",
+          "connect-sink-pnl-positions",
           "connect-sink-pnl-accounts", "connect-sink-pnl-members"]
 
 
