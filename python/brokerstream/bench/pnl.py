@@ -162,6 +162,22 @@ def _counters(flink: Flink, job_id: str, timeout: float = 30.0) -> dict[str, flo
         time.sleep(1)
 
 
+def _fresh_counters(flink: Flink, job_id: str, timeout: float = 30.0) -> tuple[dict[str, float], float]:
+    """The counters just after the JobManager refreshed them, and when that was seen.
+
+    The REST API serves counters its metric fetcher cached (refreshed every 10 s by default), so two
+    plain reads some seconds apart can return the same snapshot and show no work at all. A read that
+    differs from the one before it is fresh to within the polling interval."""
+    first = _counters(flink, job_id)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = _counters(flink, job_id)
+        if now != first:
+            return now, time.monotonic()
+    raise RuntimeError(f"the P&L job's counters did not move in {timeout:.0f} s: is it revaluing the ticks?")
+
+
 def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tick_rate: float = 10_000,
         duration: float = 30, window_ms: int | None = None, seed: int = 41, progress=print) -> PnlResult:
     data = pgload.read(cfg)
@@ -188,16 +204,17 @@ def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tic
         ticks_done = threading.Event()
         tick_report: list = []
         ticker = threading.Thread(target=lambda: tick_report.append(produce_ticks(
-            cfg, TickGenerator(data, seed + 1, rate=tick_rate), duration=duration + 10, snapshot=False,
+            cfg, TickGenerator(data, seed + 1, rate=tick_rate), duration=duration + 40, snapshot=False,
             stop=ticks_done.is_set)), daemon=True)
         ticker.start()
         time.sleep(5)  # warm-up
         progress(f"[pnl] measuring for {duration:.0f} s")
         for s in samplers:
             s.measuring.set()
-        before, t0 = _counters(flink, job.job_id), time.monotonic()
+        before, t0 = _fresh_counters(flink, job.job_id)
         time.sleep(duration)
-        after, elapsed = _counters(flink, job.job_id), time.monotonic() - t0
+        after, t1 = _fresh_counters(flink, job.job_id)
+        elapsed = t1 - t0
         for s in samplers:
             s.measuring.clear()
         ticks_done.set()

@@ -1,5 +1,7 @@
 package io.brokerstream.pnl;
 
+import java.util.Objects;
+
 /**
  * Everything the revaluation needs, from four topics, as one record type keyed by underlying instrument
  * (so that an equity, the positions in it and the options on it meet in one task).
@@ -29,6 +31,8 @@ public class PnlInput {
   public long reportedMarketValueMicros;
   public long reportedCostBasisMicros;
   public int reportedPositions;
+  /** The position's Kafka key (account|instrument) encoded once, not per window (not state). */
+  public transient byte[] keyBytes;
 
   // OPTION_TERMS
   public boolean call;
@@ -89,6 +93,50 @@ public class PnlInput {
     in.underlyingId = instrumentId;
     in.volatility = volatility;
     return in;
+  }
+
+  /** A field-for-field copy (strings are immutable and shared). */
+  public PnlInput copy() {
+    PnlInput c = new PnlInput();
+    c.kind = kind;
+    c.underlyingId = underlyingId;
+    c.instrumentId = instrumentId;
+    c.priceMicros = priceMicros;
+    c.eventTs = eventTs;
+    c.sequence = sequence;
+    c.accountId = accountId;
+    c.memberId = memberId;
+    c.quantity = quantity;
+    c.avgCostMicros = avgCostMicros;
+    c.multiplier = multiplier;
+    c.version = version;
+    c.reportedMarketValueMicros = reportedMarketValueMicros;
+    c.reportedCostBasisMicros = reportedCostBasisMicros;
+    c.reportedPositions = reportedPositions;
+    c.keyBytes = keyBytes;
+    c.call = call;
+    c.american = american;
+    c.strikeMicros = strikeMicros;
+    c.maturityEpochDay = maturityEpochDay;
+    c.volatility = volatility;
+    return c;
+  }
+
+  /** Equal in every field a position keeps (its revaluation state included). */
+  boolean samePosition(PnlInput o) {
+    return o != null && kind == o.kind && Objects.equals(underlyingId, o.underlyingId)
+        && Objects.equals(instrumentId, o.instrumentId) && Objects.equals(accountId, o.accountId)
+        && Objects.equals(memberId, o.memberId) && quantity == o.quantity && avgCostMicros == o.avgCostMicros
+        && multiplier == o.multiplier && version == o.version
+        && reportedMarketValueMicros == o.reportedMarketValueMicros
+        && reportedCostBasisMicros == o.reportedCostBasisMicros && reportedPositions == o.reportedPositions;
+  }
+
+  /** Equal in every field option terms have. */
+  boolean sameTerms(PnlInput o) {
+    return o != null && kind == o.kind && Objects.equals(underlyingId, o.underlyingId)
+        && Objects.equals(instrumentId, o.instrumentId) && call == o.call && american == o.american
+        && strikeMicros == o.strikeMicros && maturityEpochDay == o.maturityEpochDay && multiplier == o.multiplier;
   }
 
   public String positionKey() {

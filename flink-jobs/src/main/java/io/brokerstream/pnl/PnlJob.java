@@ -68,13 +68,21 @@ public final class PnlJob {
 
     PnlPipeline.Outputs out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
     String prefix = settings.get("transactional-id-prefix");
-    out.positions().sinkTo(sink(bootstrap, registry, prefix + "-positions"))
+    out.positions().sinkTo(sink(bootstrap, registry, prefix + "-positions", PnlRecordSchema.POSITIONS))
         .name("position P&L to Kafka").uid("pnl-sink-positions");
-    out.rollUps().sinkTo(sink(bootstrap, registry, prefix + "-rollups"))
+    out.rollUps().sinkTo(sink(bootstrap, registry, prefix + "-rollups", null))
         .name("roll-ups to Kafka").uid("pnl-sink-rollups");
   }
 
-  private static KafkaSink<PnlRecord> sink(String bootstrap, String registry, String transactionalIdPrefix) {
+  /** A sink to {@code topic}, or to each record's own topic when null. */
+  private static KafkaSink<PnlRecord> sink(String bootstrap, String registry, String transactionalIdPrefix,
+      String topic) {
+    var records = KafkaRecordSerializationSchema.<PnlRecord>builder()
+        .setKeySerializationSchema(new PnlRecordSchema.Keys())
+        .setValueSerializationSchema(new PnlRecordSchema.Values(registry));
+    // a topic selector is wrapped in a cache looked up per record (hashing the record): a fixed topic
+    // spares the position records that
+    records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);
     return KafkaSink.<PnlRecord>builder()
         .setBootstrapServers(bootstrap)
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
@@ -82,12 +90,11 @@ public final class PnlJob {
         // longer than a checkpoint interval plus a restart, shorter than the broker's maximum (15 min)
         .setProperty("transaction.timeout.ms", String.valueOf(Duration.ofMinutes(10).toMillis()))
         .setProperty("linger.ms", "20")
+        // a window writes every position of an equity at once: large batches mean fewer of them to
+        // build, compress and acknowledge per record
+        .setProperty("batch.size", "262144")
         .setProperty("compression.type", "lz4")
-        .setRecordSerializer(KafkaRecordSerializationSchema.<PnlRecord>builder()
-            .setTopicSelector(PnlRecordSchema::topic)
-            .setKeySerializationSchema(new PnlRecordSchema.Keys())
-            .setValueSerializationSchema(new PnlRecordSchema.Values(registry))
-            .build())
+        .setRecordSerializer(records.build())
         .build();
   }
 

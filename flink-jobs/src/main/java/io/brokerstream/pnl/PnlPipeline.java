@@ -24,7 +24,9 @@ public final class PnlPipeline {
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getDouble("pricing.rate"),
             settings.getInt("pricing.binomial-steps")))
-        .name("revalue by underlying").uid("revalue");
+        // the uid names the state layout: a savepoint of the older per-position map states is refused
+        // rather than restored into an empty book
+        .name("revalue by underlying").uid("revalue-books");
     long coalesce = settings.getLong("rollup.coalesce-ms");
     SingleOutputStreamOperator<PnlRecord> accounts = positions.getSideOutput(Revaluer.ACCOUNT_DELTAS)
         .keyBy(d -> d.accountId)

@@ -26,6 +26,8 @@ public class PnlRecord {
   public long computedTs;
   /** The earliest tick event time this result covers (0: none, e.g. a position change only). */
   public long firstTickTs;
+  /** The Kafka key's bytes when the producer of the record has them at hand (not part of the record). */
+  public transient byte[] keyBytes;
 
   public PnlRecord() {}
 
@@ -54,7 +56,8 @@ public class PnlRecord {
 
   @Override
   public int hashCode() {
-    return Objects.hash(scope, key(), windowEnd);
+    // from the ids' own (cached) hashes: no key string built per record
+    return Objects.hash(scope, memberId, accountId, instrumentId, windowEnd);
   }
 
   @Override

@@ -32,7 +32,7 @@ public final class PnlRecordSchema {
 
     @Override
     public byte[] serialize(PnlRecord r) {
-      return r.key().getBytes(StandardCharsets.UTF_8);
+      return r.keyBytes != null ? r.keyBytes : r.key().getBytes(StandardCharsets.UTF_8);
     }
   }
 

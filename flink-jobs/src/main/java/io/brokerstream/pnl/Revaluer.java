@@ -1,12 +1,11 @@
 package io.brokerstream.pnl;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -43,9 +42,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private transient ValueState<Long> pendingWindow;
   private transient ValueState<Long> firstTickTs;
   private transient ValueState<Double> volatility;
-  private transient MapState<String, PnlInput> positions;
-  private transient MapState<String, Boolean> changed;
-  private transient MapState<String, PnlInput> options;
+  private transient ValueState<PositionBook> book;
 
   private transient Counter pnlCalculations;
   private transient Counter positionsRevalued;
@@ -65,9 +62,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     pendingWindow = getRuntimeContext().getState(new ValueStateDescriptor<>("pending-window", Types.LONG));
     firstTickTs = getRuntimeContext().getState(new ValueStateDescriptor<>("first-tick-ts", Types.LONG));
     volatility = getRuntimeContext().getState(new ValueStateDescriptor<>("volatility", Types.DOUBLE));
-    positions = getRuntimeContext().getMapState(new MapStateDescriptor<>("positions", Types.STRING, input));
-    changed = getRuntimeContext().getMapState(new MapStateDescriptor<>("changed", Types.STRING, Types.BOOLEAN));
-    options = getRuntimeContext().getMapState(new MapStateDescriptor<>("options", Types.STRING, input));
+    book = getRuntimeContext().getState(new ValueStateDescriptor<>("book", PositionBookSerializer.INSTANCE));
     var metrics = getRuntimeContext().getMetricGroup();
     pnlCalculations = metrics.counter("pnlCalculations");
     positionsRevalued = metrics.counter("positionsRevalued");
@@ -91,14 +86,16 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
         scheduleWindowEnd(ctx);
       }
       case POSITION -> {
+        PositionBook b = book();
         String key = in.positionKey();
-        PnlInput known = positions.get(key);
+        PnlInput known = b.positions.get(key);
         if (known != null && in.version < known.version) {
           return; // a replayed older version
         }
         if (in.quantity == 0) {
-          positions.remove(key);
-          changed.remove(key);
+          b.positions.remove(key);
+          b.changed.remove(key);
+          book.update(b);
           if (known != null) {
             PnlRecord closed = Valuation.closed(in, ctx.timerService().currentProcessingTime());
             out.collect(closed);
@@ -114,31 +111,44 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
           in.reportedCostBasisMicros = known.reportedCostBasisMicros;
           in.reportedPositions = known.reportedPositions;
         }
-        positions.put(key, in);
+        b.positions.put(key, in);
         if (price.value() != null) {
-          changed.put(key, Boolean.TRUE);
+          b.changed.add(key);
           scheduleWindowEnd(ctx);
         }
+        book.update(b);
       }
       case OPTION_TERMS -> {
-        options.put(in.instrumentId, in);
-        revalueWhere(ctx, p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
+        PositionBook b = book();
+        b.options.put(in.instrumentId, in);
+        revalueWhere(ctx, b, p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
+        book.update(b);
       }
       case VOLATILITY -> {
         volatility.update(in.volatility);
-        revalueWhere(ctx, p -> !p.instrumentId.equals(p.underlyingId));
+        PositionBook b = book.value();
+        if (b != null) {
+          revalueWhere(ctx, b, p -> !p.instrumentId.equals(p.underlyingId));
+          book.update(b);
+        }
       }
     }
   }
 
-  private void revalueWhere(Context ctx, java.util.function.Predicate<PnlInput> which) throws Exception {
+  private PositionBook book() throws Exception {
+    PositionBook b = book.value();
+    return b != null ? b : new PositionBook();
+  }
+
+  private void revalueWhere(Context ctx, PositionBook b, java.util.function.Predicate<PnlInput> which)
+      throws Exception {
     if (price.value() == null) {
       return;
     }
     boolean any = false;
-    for (Map.Entry<String, PnlInput> e : positions.entries()) {
+    for (Map.Entry<String, PnlInput> e : b.positions.entrySet()) {
       if (which.test(e.getValue())) {
-        changed.put(e.getKey(), Boolean.TRUE);
+        b.changed.add(e.getKey());
         any = true;
       }
     }
@@ -164,39 +174,32 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     Long tickTs = firstTickTs.value();
     firstTickTs.clear();
     boolean ticked = tickTs != null;
-    // keys kept beside the positions: writing a position back needs its key, and rebuilding it
-    // (a concatenation and a fresh hash) per position per window is avoidable work
-    List<String> dueKeys = new ArrayList<>();
-    List<PnlInput> due = new ArrayList<>();
+    PositionBook b = book();
+    Collection<PnlInput> due;
     if (ticked) {
-      for (Map.Entry<String, PnlInput> e : positions.entries()) {
-        dueKeys.add(e.getKey());
-        due.add(e.getValue());
-      }
+      due = b.positions.values();
     } else {
-      for (String key : changed.keys()) {
-        PnlInput p = positions.get(key);
+      due = new ArrayList<>(b.changed.size());
+      for (String key : b.changed) {
+        PnlInput p = b.positions.get(key);
         if (p != null) {
-          dueKeys.add(key);
           due.add(p);
         }
       }
     }
-    changed.clear();
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
     Map<String, Long> marks = new HashMap<>(); // one model valuation per option per window
     Map<String, PnlDelta> deltas = new HashMap<>();
     long revalued = 0;
-    for (int i = 0; i < due.size(); i++) {
-      PnlInput p = due.get(i);
+    for (PnlInput p : due) {
       long mark;
       if (p.instrumentId.equals(p.underlyingId)) {
         mark = tick.priceMicros;
       } else {
         Long known = marks.get(p.instrumentId);
         if (known == null) {
-          PnlInput terms = options.get(p.instrumentId);
+          PnlInput terms = b.options.get(p.instrumentId);
           if (terms == null || sigma == null) {
             unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
             continue;
@@ -208,6 +211,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
         mark = known;
       }
       PnlRecord r = Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L);
+      if (p.keyBytes == null) {
+        p.keyBytes = p.positionKey().getBytes(StandardCharsets.UTF_8);
+      }
+      r.keyBytes = p.keyBytes;
       out.collect(r);
       PnlDelta delta = deltas.get(p.accountId);
       if (delta == null) {
@@ -219,9 +226,12 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       delta.cover(windowEnd, r.firstTickTs);
       p.reportedMarketValueMicros = r.marketValueMicros;
       p.reportedCostBasisMicros = r.costBasisMicros;
-      p.reportedPositions = r.positions;
-      positions.put(dueKeys.get(i), p); // what was reported is state too (and RocksDB needs the put)
+      p.reportedPositions = r.positions; // updated in place: the book is written back once below
       revalued++;
+    }
+    b.changed.clear();
+    if (b.size() > 0 || !b.options.isEmpty()) {
+      book.update(b);
     }
     for (PnlDelta delta : deltas.values()) {
       ctx.output(ACCOUNT_DELTAS, delta);

@@ -27,20 +27,42 @@ public final class BinomialTree {
     double pu = disc * p;
     double pd = disc * (1.0 - p);
     boolean american = style == ExerciseStyle.AMERICAN;
+    boolean call = type == OptionType.CALL;
 
+    // The hot loop of the P&L job's American puts: no enum dispatch, no Math.max (its NaN and -0.0
+    // handling costs branches that prices never need), and each step's lowest node from the one
+    // before (x up) instead of a pow per step.
     double[] values = new double[n + 1];
     double upOverDown = up * up;
-    double s = spot * Math.pow(down, n);
+    double low = spot * Math.pow(down, n);
+    double s = low;
     for (int i = 0; i <= n; i++) {
-      values[i] = type.intrinsic(s, strike);
+      double payoff = call ? s - strike : strike - s;
+      values[i] = payoff > 0.0 ? payoff : 0.0;
       s *= upOverDown;
     }
     for (int step = n - 1; step >= 0; step--) {
-      double node = spot * Math.pow(down, step);
-      for (int i = 0; i <= step; i++) {
-        double held = pd * values[i] + pu * values[i + 1];
-        values[i] = american ? Math.max(held, type.intrinsic(node, strike)) : held;
-        node *= upOverDown;
+      low *= up;
+      if (!american) {
+        for (int i = 0; i <= step; i++) {
+          values[i] = pd * values[i] + pu * values[i + 1];
+        }
+      } else if (call) {
+        double node = low;
+        for (int i = 0; i <= step; i++) {
+          double held = pd * values[i] + pu * values[i + 1];
+          double exercised = node - strike;
+          values[i] = held > exercised ? held : exercised;
+          node *= upOverDown;
+        }
+      } else {
+        double node = low;
+        for (int i = 0; i <= step; i++) {
+          double held = pd * values[i] + pu * values[i + 1];
+          double exercised = strike - node;
+          values[i] = held > exercised ? held : exercised;
+          node *= upOverDown;
+        }
       }
     }
     return values[0];

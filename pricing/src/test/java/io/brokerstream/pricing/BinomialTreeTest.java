@@ -56,4 +56,45 @@ class BinomialTreeTest {
     assertThat(BinomialTree.price(PUT, AMERICAN, 80, 100, 1e-9, 0.05, 0.2, 100)).isCloseTo(20.0, within(1e-6));
     assertThat(BinomialTree.price(PUT, AMERICAN, 1e6, 1, 1, 0.05, 0.2, 100)).isCloseTo(0.0, within(1e-12));
   }
+
+  /** The textbook roll-back, node prices from pow and intrinsic values from the enum. */
+  static double textbook(OptionType type, ExerciseStyle style, double spot, double strike, double years, double rate,
+      double sigma, int n) {
+    double dt = years / n;
+    double up = Math.exp(sigma * Math.sqrt(dt));
+    double down = 1.0 / up;
+    double growth = Math.exp(rate * dt);
+    double p = (growth - down) / (up - down);
+    double[] v = new double[n + 1];
+    for (int i = 0; i <= n; i++) {
+      v[i] = type.intrinsic(spot * Math.pow(up, i) * Math.pow(down, n - i), strike);
+    }
+    for (int step = n - 1; step >= 0; step--) {
+      for (int i = 0; i <= step; i++) {
+        double held = (p * v[i + 1] + (1 - p) * v[i]) / growth;
+        double node = spot * Math.pow(up, i) * Math.pow(down, step - i);
+        v[i] = style == AMERICAN ? Math.max(held, type.intrinsic(node, strike)) : held;
+      }
+    }
+    return v[0];
+  }
+
+  @Test
+  void theFastRollBackAgreesWithTheTextbookOne() {
+    java.util.Random rnd = new java.util.Random(17);
+    for (int k = 0; k < 2000; k++) {
+      OptionType type = rnd.nextBoolean() ? CALL : PUT;
+      ExerciseStyle style = rnd.nextBoolean() ? AMERICAN : EUROPEAN;
+      double spot = 1 + rnd.nextDouble() * 500;
+      double strike = spot * (0.3 + rnd.nextDouble() * 1.4);
+      double years = 0.001 + rnd.nextDouble() * 3;
+      double rate = rnd.nextDouble() * 0.1;
+      double sigma = 0.05 + rnd.nextDouble() * 0.9;
+      int steps = 1 + rnd.nextInt(200);
+      double expected = textbook(type, style, spot, strike, years, rate, sigma, steps);
+      assertThat(BinomialTree.price(type, style, spot, strike, years, rate, sigma, steps))
+          .as("%s %s S=%f K=%f T=%f r=%f sigma=%f n=%d", type, style, spot, strike, years, rate, sigma, steps)
+          .isCloseTo(expected, within(1e-9 * Math.max(1.0, spot)));
+    }
+  }
 }
