@@ -52,6 +52,7 @@ class FlinkBase(Service):
             "jobmanager.rpc.address": host,
             "jobmanager.rpc.port": str(self.cfg.port("flink_jm_rpc")),
             "jobmanager.memory.process.size": self.cfg["BS_FLINK_JM_MEMORY"],
+            "jobmanager.memory.jvm-metaspace.size": self.cfg["BS_FLINK_JM_METASPACE"],
             "jobmanager.execution.failover-strategy": "region",
             "taskmanager.bind-host": host,
             "taskmanager.host": host,

@@ -68,23 +68,22 @@ public final class PnlJob {
 
     PnlPipeline.Outputs out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
     String prefix = settings.get("transactional-id-prefix");
-    out.positions().sinkTo(sink(bootstrap, registry, prefix + "-positions", PnlRecordSchema.POSITIONS))
+    out.positions().sinkTo(sink(settings, prefix + "-positions", PnlRecordSchema.POSITIONS))
         .name("position P&L to Kafka").uid("pnl-sink-positions");
-    out.rollUps().sinkTo(sink(bootstrap, registry, prefix + "-rollups", null))
+    out.rollUps().sinkTo(sink(settings, prefix + "-rollups", null))
         .name("roll-ups to Kafka").uid("pnl-sink-rollups");
   }
 
   /** A sink to {@code topic}, or to each record's own topic when null. */
-  private static KafkaSink<PnlRecord> sink(String bootstrap, String registry, String transactionalIdPrefix,
-      String topic) {
+  private static KafkaSink<PnlRecord> sink(PnlSettings settings, String transactionalIdPrefix, String topic) {
     var records = KafkaRecordSerializationSchema.<PnlRecord>builder()
         .setKeySerializationSchema(new PnlRecordSchema.Keys())
-        .setValueSerializationSchema(new PnlRecordSchema.Values(registry));
+        .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url")));
     // a topic selector is wrapped in a cache looked up per record (hashing the record): a fixed topic
     // spares the position records that
     records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);
     return KafkaSink.<PnlRecord>builder()
-        .setBootstrapServers(bootstrap)
+        .setBootstrapServers(settings.get("bootstrap.servers"))
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(transactionalIdPrefix)
         // longer than a checkpoint interval plus a restart, shorter than the broker's maximum (15 min)
@@ -93,7 +92,7 @@ public final class PnlJob {
         // a window writes every position of an equity at once: large batches mean fewer of them to
         // build, compress and acknowledge per record
         .setProperty("batch.size", "262144")
-        .setProperty("compression.type", "lz4")
+        .setProperty("compression.type", settings.get("sink.compression"))
         .setRecordSerializer(records.build())
         .build();
   }

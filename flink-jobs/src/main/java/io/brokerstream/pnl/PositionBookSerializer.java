@@ -1,6 +1,7 @@
 package io.brokerstream.pnl;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -152,15 +153,28 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
     target.write(block); // not write(source, n): some targets (DataOutputSerializer) do not grow for it
   }
 
+  /** Length (-1: null) and UTF-8 bytes: getBytes copies an ASCII id in bulk, writeUTF went char by char. */
   private static void writeString(DataOutputSerializer out, String s) throws IOException {
-    out.writeBoolean(s != null);
-    if (s != null) {
-      out.writeUTF(s);
+    if (s == null) {
+      out.writeShort(-1);
+      return;
     }
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > Short.MAX_VALUE) {
+      throw new IOException("an id of " + bytes.length + " bytes is longer than a position book keeps");
+    }
+    out.writeShort(bytes.length);
+    out.write(bytes);
   }
 
   private static String readString(DataInputDeserializer in) throws IOException {
-    return in.readBoolean() ? in.readUTF() : null;
+    int length = in.readShort();
+    if (length < 0) {
+      return null;
+    }
+    byte[] bytes = new byte[length];
+    in.readFully(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   @Override

@@ -116,4 +116,13 @@ class PositionBookSerializerTest {
     TypeSerializerSchemaCompatibility<PositionBook> compat = S.snapshotConfiguration().resolveSchemaCompatibility(restored);
     assertThat(compat.isCompatibleAsIs()).isTrue();
   }
+
+  @Test
+  void anIdTooLongForTheBookFailsTheCheckpointLoudly() {
+    PositionBook b = new PositionBook();
+    PnlInput p = PnlInput.position("A".repeat(40_000), "M1", "EQ7", "EQ7", 1, 1, 1, 1);
+    b.positions.put(p.positionKey(), p);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> bytes(b))
+        .isInstanceOf(java.io.IOException.class).hasMessageContaining("40000 bytes");
+  }
 }
