@@ -22,7 +22,8 @@ public final class PnlPipeline {
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
     SingleOutputStreamOperator<PnlRecord> positions = inputs
         .keyBy(in -> in.underlyingId)
-        .process(new Revaluer(settings.getLong("window.ms"), settings.getDouble("pricing.rate"),
+        .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
+            settings.getDouble("pricing.rate"),
             settings.getInt("pricing.binomial-steps")))
         // the uid names the state layout: a savepoint of the older per-position map states is refused
         // rather than restored into an empty book

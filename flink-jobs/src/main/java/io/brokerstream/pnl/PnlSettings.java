@@ -73,4 +73,13 @@ public final class PnlSettings implements Serializable {
   public double getDouble(String key) {
     return Double.parseDouble(get(key));
   }
+
+  /** true or false, nothing else: a typo must not silently read as false. */
+  public boolean getBoolean(String key) {
+    String v = get(key);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException("setting " + key + " must be true or false, not " + v);
+    }
+    return Boolean.parseBoolean(v);
+  }
 }

@@ -25,6 +25,11 @@ import org.apache.flink.util.OutputTag;
  * skips intermediate prices instead of queueing revaluations. Processing time, not event time, because
  * what matters is how fresh the P&L is when it is read, and an idle partition must not hold windows back.
  *
+ * <p>With {@code staggered} windows each equity's windows are shifted by a phase derived from its id
+ * (still {@code window.ms} long, still tumbling): the revaluation work of all equities then spreads over
+ * the window instead of landing at one instant, where the equity revalued last waited for all the others
+ * and its P&L came out that much later.
+ *
  * <p>A position that changes without a tick is revalued at the end of the current window at the last
  * price; a closed position is emitted at once with zero quantity.
  *
@@ -36,6 +41,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
   private final long windowMs;
+  private final boolean staggered;
   private final Valuation valuation;
 
   private transient ValueState<PnlInput> price;
@@ -50,8 +56,14 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private transient Counter revaluationNanos;
   private transient Counter unpriceable;
 
+  /** Windows aligned to the epoch for every equity (what tests with a hand-driven clock expect). */
   public Revaluer(long windowMs, double rate, int binomialSteps) {
+    this(windowMs, false, rate, binomialSteps);
+  }
+
+  public Revaluer(long windowMs, boolean staggered, double rate, int binomialSteps) {
     this.windowMs = windowMs;
+    this.staggered = staggered;
     this.valuation = new Valuation(rate, binomialSteps);
   }
 
@@ -160,10 +172,17 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private void scheduleWindowEnd(Context ctx) throws Exception {
     if (pendingWindow.value() == null) {
       long now = ctx.timerService().currentProcessingTime();
-      long end = (now / windowMs + 1) * windowMs;
+      long phase = staggered ? phaseOf(ctx.getCurrentKey(), windowMs) : 0L;
+      long end = Math.floorDiv(now - phase, windowMs) * windowMs + windowMs + phase;
       ctx.timerService().registerProcessingTimeTimer(end);
       pendingWindow.update(end);
     }
+  }
+
+  /** Where in each window period an equity's windows end: fixed per equity, spread over the period. */
+  static long phaseOf(String underlying, long windowMs) {
+    long h = underlying.hashCode() * 0x9E3779B97F4A7C15L; // spread nearby hashes over the period
+    return Math.floorMod(h ^ (h >>> 29), windowMs);
   }
 
   @Override

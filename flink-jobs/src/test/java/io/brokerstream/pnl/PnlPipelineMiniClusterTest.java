@@ -76,7 +76,8 @@ class PnlPipelineMiniClusterTest {
     }
     // The ticks must land in one processing-time window to be revalued once: a window much longer than
     // the time they take to pass (a 300 ms one was sometimes crossed while the job warmed up).
-    PnlSettings settings = PnlSettings.defaults().with("window.ms", "1000").with("rollup.coalesce-ms", "100");
+    PnlSettings settings = PnlSettings.defaults().with("window.ms", "1000").with("window.staggered", "false")
+        .with("rollup.coalesce-ms", "100");
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);

@@ -229,6 +229,54 @@ class RevaluerTest {
     assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10")));
   }
 
+  @Test
+  void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
+    h.close();
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, RATE, 100)),
+        in -> in.underlyingId, Types.STRING);
+    h.open();
+    h.setProcessingTime(T0);
+    // two equities whose phases differ, so their windows end at different instants
+    String a = "EQ1";
+    String b = java.util.stream.IntStream.range(2, 100).mapToObj(i -> "EQ" + i)
+        .filter(id -> Math.abs(Revaluer.phaseOf(id, W) - Revaluer.phaseOf(a, W)) > 100).findFirst().orElseThrow();
+    long phaseA = Revaluer.phaseOf(a, W);
+    long phaseB = Revaluer.phaseOf(b, W);
+    assertThat(phaseA).isBetween(0L, W - 1);
+    in(equity("A1", a, 10, "100", 1));
+    in(equity("A1", b, 10, "100", 1));
+    in(tick(a, "101", T0 + 1));
+    in(tick(b, "102", T0 + 1));
+    in(tick(a, "103", T0 + 2)); // the latest of a's window
+    long endA = T0 + phaseA + (phaseA > 0 ? 0 : W); // T0 is on the epoch grid: a's first end after it
+    long endB = T0 + phaseB + (phaseB > 0 ? 0 : W);
+    java.util.TreeMap<Long, String> ends = new java.util.TreeMap<>(java.util.Map.of(endA, a, endB, b));
+    for (var e : ends.entrySet()) {
+      assertThat(fire(e.getKey() - 1)).as("before %s's window end", e.getValue()).isEmpty();
+      List<PnlRecord> out = fire(e.getKey());
+      assertThat(out).singleElement().satisfies(r -> {
+        assertThat(r.instrumentId).isEqualTo(e.getValue());
+        assertThat(r.windowEnd).isEqualTo(e.getKey());
+        assertThat(r.markPriceMicros).isEqualTo(Micros.parse(r.instrumentId.equals(a) ? "103" : "102"));
+      });
+    }
+    // the next window of a is exactly one window long
+    in(tick(a, "104", endA + 5));
+    assertThat(fire(endA + W - 1)).isEmpty();
+    assertThat(fire(endA + W)).singleElement().satisfies(r -> assertThat(r.windowEnd).isEqualTo(endA + W));
+  }
+
+  @Test
+  void phasesSpreadOverTheWindow() {
+    long[] perTenth = new long[10];
+    for (int i = 0; i < 5000; i++) {
+      perTenth[(int) (Revaluer.phaseOf("EQ" + i, W) * 10 / W)]++;
+    }
+    for (long n : perTenth) {
+      assertThat(n).isBetween(400L, 600L); // about 500 equities in each tenth of the window
+    }
+  }
+
   static PnlRecord find(List<PnlRecord> out, String account, String instrument) {
     return out.stream().filter(r -> r.accountId.equals(account) && r.instrumentId.equals(instrument))
         .findFirst().orElseThrow(() -> new AssertionError("no record for " + account + "/" + instrument + " in " + out));
