@@ -33,6 +33,16 @@ public class PnlInput {
   public int reportedPositions;
   /** The position's Kafka key (account|instrument) encoded once, not per window (not state). */
   public transient byte[] keyBytes;
+  /** An option position's terms, found once rather than looked up per window (not state). */
+  public transient PnlInput terms;
+
+  // Caches of option terms (not state): the last model mark and what it was computed from, so a window
+  // values each option once however many positions hold it; and whether newer terms replaced these.
+  public transient long markWindowEnd = Long.MIN_VALUE;
+  public transient long markSpotMicros;
+  public transient double markVolatility;
+  public transient long markMicros;
+  public transient boolean replaced;
 
   // OPTION_TERMS
   public boolean call;
@@ -114,6 +124,7 @@ public class PnlInput {
     c.reportedCostBasisMicros = reportedCostBasisMicros;
     c.reportedPositions = reportedPositions;
     c.keyBytes = keyBytes;
+    c.terms = terms;
     c.call = call;
     c.american = american;
     c.strikeMicros = strikeMicros;

@@ -132,7 +132,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       }
       case OPTION_TERMS -> {
         PositionBook b = book();
-        b.options.put(in.instrumentId, in);
+        PnlInput old = b.options.put(in.instrumentId, in);
+        if (old != null) {
+          old.replaced = true; // positions linked to the old terms look them up again
+        }
         revalueWhere(ctx, b, p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
         book.update(b);
       }
@@ -208,7 +211,6 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     }
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
-    Map<String, Long> marks = new HashMap<>(); // one model valuation per option per window
     Map<String, PnlDelta> deltas = new HashMap<>();
     long revalued = 0;
     for (PnlInput p : due) {
@@ -216,18 +218,25 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       if (p.instrumentId.equals(p.underlyingId)) {
         mark = tick.priceMicros;
       } else {
-        Long known = marks.get(p.instrumentId);
-        if (known == null) {
-          PnlInput terms = b.options.get(p.instrumentId);
-          if (terms == null || sigma == null) {
-            unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
-            continue;
-          }
-          known = valuation.optionMark(terms, tick.priceMicros, sigma, windowEnd);
-          marks.put(p.instrumentId, known);
+        PnlInput terms = p.terms;
+        if (terms == null || terms.replaced) {
+          terms = b.options.get(p.instrumentId);
+          p.terms = terms;
+        }
+        if (terms == null || sigma == null) {
+          unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
+          continue;
+        }
+        // one model valuation per option per window, however many positions hold it
+        if (terms.markWindowEnd != windowEnd || terms.markSpotMicros != tick.priceMicros
+            || terms.markVolatility != sigma) {
+          terms.markMicros = valuation.optionMark(terms, tick.priceMicros, sigma, windowEnd);
+          terms.markWindowEnd = windowEnd;
+          terms.markSpotMicros = tick.priceMicros;
+          terms.markVolatility = sigma;
           optionValuations.inc();
         }
-        mark = known;
+        mark = terms.markMicros;
       }
       PnlRecord r = Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L);
       if (p.keyBytes == null) {

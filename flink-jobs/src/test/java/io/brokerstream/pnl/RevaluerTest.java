@@ -215,6 +215,32 @@ class RevaluerTest {
   }
 
   @Test
+  void changedTermsVolatilityAndPriceRevalueEveryHolderWithTheNewOnes() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("10"), 1));
+    in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, 2, Micros.parse("10"), 1));
+    in(tick("EQ1", "100", T0 + 1));
+    List<PnlRecord> first = fire(T0 + W);
+    assertThat(first).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(first.get(0).markPriceMicros));
+    // the strike moves (a corrected reference row): the positions are revalued with the new terms
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), MATURITY, 100));
+    double years = Valuation.yearsToExpiry(MATURITY, T0 + 2 * W);
+    long strike90 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.2));
+    assertThat(fire(T0 + 2 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(strike90));
+    // so does the volatility, with no tick: the last price, the new volatility
+    in(PnlInput.volatility("EQ1", 0.4));
+    years = Valuation.yearsToExpiry(MATURITY, T0 + 3 * W);
+    long vol40 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.4));
+    assertThat(fire(T0 + 3 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(vol40));
+    // and a new price in the same terms
+    in(tick("EQ1", "104", T0 + 3 * W + 1));
+    years = Valuation.yearsToExpiry(MATURITY, T0 + 4 * W);
+    long spot104 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 104, 90, years, RATE, 0.4));
+    assertThat(fire(T0 + 4 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(spot104));
+  }
+
+  @Test
   void stateSurvivesASnapshotAndRestore() throws Exception {
     in(equity("A1", "EQ1", 10, "100", 1));
     in(tick("EQ1", "101", T0 + 1));
