@@ -27,7 +27,8 @@ public final class BinomialTree {
     double pu = disc * p;
     double pd = disc * (1.0 - p);
     boolean american = style == ExerciseStyle.AMERICAN;
-    boolean call = type == OptionType.CALL;
+    // +1 for a call, -1 for a put: a payoff is sign x (spot - strike), exactly (negation is exact)
+    double sign = type == OptionType.CALL ? 1.0 : -1.0;
 
     // The hot loop of the P&L job's American puts: no enum dispatch, no Math.max (its NaN and -0.0
     // handling costs branches that prices never need), and each step's lowest node from the one
@@ -37,7 +38,7 @@ public final class BinomialTree {
     double low = spot * Math.pow(down, n);
     double s = low;
     for (int i = 0; i <= n; i++) {
-      double payoff = call ? s - strike : strike - s;
+      double payoff = sign * (s - strike);
       values[i] = payoff > 0.0 ? payoff : 0.0;
       s *= upOverDown;
     }
@@ -47,19 +48,11 @@ public final class BinomialTree {
         for (int i = 0; i <= step; i++) {
           values[i] = pd * values[i] + pu * values[i + 1];
         }
-      } else if (call) {
-        double node = low;
-        for (int i = 0; i <= step; i++) {
-          double held = pd * values[i] + pu * values[i + 1];
-          double exercised = node - strike;
-          values[i] = held > exercised ? held : exercised;
-          node *= upOverDown;
-        }
       } else {
         double node = low;
         for (int i = 0; i <= step; i++) {
           double held = pd * values[i] + pu * values[i + 1];
-          double exercised = strike - node;
+          double exercised = sign * (node - strike);
           values[i] = held > exercised ? held : exercised;
           node *= upOverDown;
         }
