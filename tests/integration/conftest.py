@@ -25,6 +25,8 @@ def test_environ() -> dict[str, str]:
         if key.endswith("_PORT"):
             env[key] = str(int(value) + PORT_SHIFT)
     env["BS_DATA_DIR"] = str(ROOT / ".data-test")
+    # the default (30 s) would make the Postgres P&L check wait that long for its snapshot period
+    env.setdefault("BS_PNL_SNAPSHOT_INTERVAL_MS", "5000")
     return env
 
 

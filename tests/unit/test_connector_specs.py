@@ -6,7 +6,7 @@ from brokerstream.config import ROOT
 from brokerstream.connectors import load_specs
 from brokerstream.topics import load_catalog
 
-SYNCED = {"orders", "order-results", "realized-pnl", "positions", "pnl.positions", "pnl.accounts",
+SYNCED = {"orders", "order-results", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts",
           "pnl.members"}
 
 
@@ -50,7 +50,7 @@ def test_a_single_topic_sink_names_its_table_outright():
 
 def test_positions_and_their_pnl_do_not_share_a_sink():
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner["positions"] != owner["pnl.positions"]
+    assert owner["positions"] != owner["pnl.position-snapshots"]
 
 
 def test_every_sink_is_exactly_once_downstream_and_dead_letters():
@@ -60,3 +60,12 @@ def test_every_sink_is_exactly_once_downstream_and_dead_letters():
         assert cfg["insert.mode"] == "upsert", spec.name
         assert cfg["errors.tolerance"] == "all" and cfg["errors.deadletterqueue.topic.name"] == "dlq.connect"
         assert cfg["errors.deadletterqueue.context.headers.enable"] == "true", spec.name
+
+
+def test_the_pnl_sink_reads_the_topic_the_pnl_job_snapshots_to():
+    # the job's topic names live in Java: a rename on one side only would leave Postgres without P&L
+    java = (ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "PnlRecordSchema.java")
+    snapshots = re.search(r'POSITION_SNAPSHOTS = "([^"]+)"', java.read_text()).group(1)
+    owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
+    assert owner[snapshots] == "sink-pnl-positions"
+    assert "pnl.positions" not in owner  # the every-window stream is not synced whole

@@ -31,6 +31,15 @@ public class PnlInput {
   public long reportedMarketValueMicros;
   public long reportedCostBasisMicros;
   public int reportedPositions;
+  /**
+   * Revalued since its last record on the snapshot output (not state: a restored position is taken
+   * as due, since what reached the snapshot topic before the restore is not known).
+   */
+  public transient boolean snapshotDue;
+  /** The window, computation time and first tick of its last record (not state; 0: unknown). */
+  public transient long lastWindowEnd;
+  public transient long lastComputedTs;
+  public transient long lastFirstTickTs;
   /** The position's Kafka key (account|instrument) encoded once, not per window (not state). */
   public transient byte[] keyBytes;
   /** An option position's terms, found once rather than looked up per window (not state). */
@@ -123,6 +132,10 @@ public class PnlInput {
     c.reportedMarketValueMicros = reportedMarketValueMicros;
     c.reportedCostBasisMicros = reportedCostBasisMicros;
     c.reportedPositions = reportedPositions;
+    c.snapshotDue = snapshotDue;
+    c.lastWindowEnd = lastWindowEnd;
+    c.lastComputedTs = lastComputedTs;
+    c.lastFirstTickTs = lastFirstTickTs;
     c.keyBytes = keyBytes;
     c.terms = terms;
     c.call = call;

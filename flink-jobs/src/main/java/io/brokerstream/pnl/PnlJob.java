@@ -70,6 +70,8 @@ public final class PnlJob {
     String prefix = settings.get("transactional-id-prefix");
     out.positions().sinkTo(sink(settings, prefix + "-positions", PnlRecordSchema.POSITIONS))
         .name("position P&L to Kafka").uid("pnl-sink-positions");
+    out.snapshots().sinkTo(sink(settings, prefix + "-snapshots", PnlRecordSchema.POSITION_SNAPSHOTS))
+        .name("position P&L snapshots to Kafka").uid("pnl-sink-position-snapshots");
     out.rollUps().sinkTo(sink(settings, prefix + "-rollups", null))
         .name("roll-ups to Kafka").uid("pnl-sink-rollups");
   }
@@ -78,7 +80,7 @@ public final class PnlJob {
   private static KafkaSink<PnlRecord> sink(PnlSettings settings, String transactionalIdPrefix, String topic) {
     var records = KafkaRecordSerializationSchema.<PnlRecord>builder()
         .setKeySerializationSchema(new PnlRecordSchema.Keys())
-        .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url")));
+        .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url"), topic));
     // a topic selector is wrapped in a cache looked up per record (hashing the record): a fixed topic
     // spares the position records that
     records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);

@@ -7,8 +7,12 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 public final class PnlPipeline {
   private PnlPipeline() {}
 
-  /** The job's two outputs: position records straight from the revaluation, and the roll-ups. */
-  public record Outputs(DataStream<PnlRecord> positions, DataStream<PnlRecord> rollUps) {
+  /**
+   * The job's outputs: position records straight from the revaluation, the same records at most once
+   * per snapshot interval per position (for the database sync), and the roll-ups.
+   */
+  public record Outputs(DataStream<PnlRecord> positions, DataStream<PnlRecord> snapshots,
+      DataStream<PnlRecord> rollUps) {
     /** Everything in one stream (each record's scope says which): for tests. */
     public DataStream<PnlRecord> all() {
       return positions.union(rollUps);
@@ -23,6 +27,7 @@ public final class PnlPipeline {
     SingleOutputStreamOperator<PnlRecord> positions = inputs
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
+            settings.getLong("snapshot.interval-ms"),
             settings.getDouble("pricing.rate"),
             settings.getInt("pricing.binomial-steps")))
         // the uid names the state layout: a savepoint of the older per-position map states is refused
@@ -37,6 +42,6 @@ public final class PnlPipeline {
         .keyBy(d -> d.memberId)
         .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
         .name("roll up per member").uid("rollup-member-deltas");
-    return new Outputs(positions, accounts.union(members));
+    return new Outputs(positions, positions.getSideOutput(Revaluer.SNAPSHOTS), accounts.union(members));
   }
 }

@@ -14,6 +14,8 @@ import org.apache.flink.api.common.serialization.SerializationSchema;
 /** P&L records to their topics: key as UTF-8, value as UnrealizedPnl in the Confluent wire format. */
 public final class PnlRecordSchema {
   public static final String POSITIONS = "pnl.positions";
+  /** Position records at most once per snapshot interval each: what the Postgres sync reads. */
+  public static final String POSITION_SNAPSHOTS = "pnl.position-snapshots";
   public static final String ACCOUNTS = "pnl.accounts";
   public static final String MEMBERS = "pnl.members";
 
@@ -39,12 +41,20 @@ public final class PnlRecordSchema {
   public static final class Values implements SerializationSchema<PnlRecord> {
     private static final long serialVersionUID = 1L;
     private final String registryUrl;
+    private final String topic;
     private transient AvroCodec<UnrealizedPnl> codec;
     private transient PnlRecordEncoder encoder;
     private transient int[] schemaIds; // by scope: each topic's subject has its own id
 
+    /** Values for each record's own topic ({@link #topic(PnlRecord)}). */
     public Values(String registryUrl) {
+      this(registryUrl, null);
+    }
+
+    /** Values for {@code topic}'s subject, or each record's own topic's when null. */
+    public Values(String registryUrl, String topic) {
       this.registryUrl = registryUrl;
+      this.topic = topic;
     }
 
     void useRegistry(SchemaRegistry registry) {
@@ -71,7 +81,7 @@ public final class PnlRecordSchema {
       }
       int scope = r.scope.ordinal();
       if (schemaIds[scope] < 0) {
-        schemaIds[scope] = codec.schemaId(topic(r) + "-value");
+        schemaIds[scope] = codec.schemaId((topic != null ? topic : topic(r)) + "-value");
       }
       return encoder.encode(r, schemaIds[scope]);
     }

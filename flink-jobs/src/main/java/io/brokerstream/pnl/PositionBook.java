@@ -22,6 +22,11 @@ public final class PositionBook {
   final Map<String, PnlInput> positions;
   final Map<String, PnlInput> options;
   final Set<String> changed;
+  /**
+   * The snapshot period of the last window that wrote the snapshot output (not state: a restored book
+   * starts a new period at its first window).
+   */
+  long snapshotPeriod = Long.MIN_VALUE;
 
   public PositionBook() {
     this(new HashMap<>(), new HashMap<>(), new HashSet<>());
@@ -39,7 +44,9 @@ public final class PositionBook {
     for (Map.Entry<String, PnlInput> e : positions.entrySet()) {
       p.put(e.getKey(), e.getValue().copy());
     }
-    return new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
+    PositionBook c = new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
+    c.snapshotPeriod = snapshotPeriod;
+    return c;
   }
 
   static int capacityFor(int entries) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -36,12 +37,22 @@ import org.apache.flink.util.OutputTag;
  * <p>Position records are the main output (to Kafka). The account roll-ups get, on the side output
  * {@link #ACCOUNT_DELTAS}, one delta per account per window: each position remembers what the roll-up
  * was last told of it, so the delta is exact and the roll-up holds no copy of the positions.
+ *
+ * <p>Position records also go, at most once per {@code snapshotMs} per position, to the side output
+ * {@link #SNAPSHOTS}: the copy a database sync can keep up with. Every window records its positions;
+ * only the first window of each snapshot period (per equity) also snapshots them, and when a window
+ * leaves positions whose latest values are not in a snapshot, a timer at the next period's first
+ * window end snapshots them even if the equity stops ticking: their last records again, rebuilt from
+ * the same price, window and model inputs, on the snapshot output only (no revaluation, nothing new for
+ * the main topic or the roll-ups). A closed position is snapshotted at once.
  */
 public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> {
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
+  public static final OutputTag<PnlRecord> SNAPSHOTS = new OutputTag<>("position-snapshots", TypeInformation.of(PnlRecord.class));
   private final long windowMs;
   private final boolean staggered;
+  private final long snapshotMs;
   private final Valuation valuation;
 
   private transient ValueState<PnlInput> price;
@@ -56,14 +67,19 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private transient Counter revaluationNanos;
   private transient Counter unpriceable;
 
-  /** Windows aligned to the epoch for every equity (what tests with a hand-driven clock expect). */
+  /**
+   * Windows aligned to the epoch for every equity, every window snapshotted (what tests with a
+   * hand-driven clock expect).
+   */
   public Revaluer(long windowMs, double rate, int binomialSteps) {
-    this(windowMs, false, rate, binomialSteps);
+    this(windowMs, false, 0, rate, binomialSteps);
   }
 
-  public Revaluer(long windowMs, boolean staggered, double rate, int binomialSteps) {
+  /** {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output. */
+  public Revaluer(long windowMs, boolean staggered, long snapshotMs, double rate, int binomialSteps) {
     this.windowMs = windowMs;
     this.staggered = staggered;
+    this.snapshotMs = snapshotMs;
     this.valuation = new Valuation(rate, binomialSteps);
   }
 
@@ -111,6 +127,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
           if (known != null) {
             PnlRecord closed = Valuation.closed(in, ctx.timerService().currentProcessingTime());
             out.collect(closed);
+            ctx.output(SNAPSHOTS, closed);
             PnlDelta delta = PnlDelta.of(known.memberId, known.accountId);
             delta.add(0, known.reportedMarketValueMicros, 0, known.reportedCostBasisMicros, 0, known.reportedPositions);
             delta.cover(closed.windowEnd, 0L);
@@ -188,6 +205,39 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     return Math.floorMod(h ^ (h >>> 29), windowMs);
   }
 
+  private static final long UNPRICEABLE = Long.MIN_VALUE;
+
+  /** A position's mark at a window's end: the spot for the equity, the model's for an option. */
+  private long markOf(PositionBook b, PnlInput p, long spotMicros, Double sigma, long windowEnd) {
+    if (p.instrumentId.equals(p.underlyingId)) {
+      return spotMicros;
+    }
+    PnlInput terms = p.terms;
+    if (terms == null || terms.replaced) {
+      terms = b.options.get(p.instrumentId);
+      p.terms = terms;
+    }
+    if (terms == null || sigma == null) {
+      return UNPRICEABLE;
+    }
+    // one model valuation per option per window, however many positions hold it
+    if (terms.markWindowEnd != windowEnd || terms.markSpotMicros != spotMicros || terms.markVolatility != sigma) {
+      terms.markMicros = valuation.optionMark(terms, spotMicros, sigma, windowEnd);
+      terms.markWindowEnd = windowEnd;
+      terms.markSpotMicros = spotMicros;
+      terms.markVolatility = sigma;
+      optionValuations.inc();
+    }
+    return terms.markMicros;
+  }
+
+  /** The first end of this equity's windows in the snapshot period after {@code windowEnd}'s. */
+  long nextPeriodWindowEnd(long windowEnd, String underlying) {
+    long periodStart = (Math.floorDiv(windowEnd, snapshotMs) + 1) * snapshotMs;
+    long phase = staggered ? phaseOf(underlying, windowMs) : 0L;
+    return Math.floorDiv(periodStart - phase + windowMs - 1, windowMs) * windowMs + phase;
+  }
+
   @Override
   public void onTimer(long windowEnd, OnTimerContext ctx, Collector<PnlRecord> out) throws Exception {
     long started = System.nanoTime();
@@ -197,9 +247,28 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     firstTickTs.clear();
     boolean ticked = tickTs != null;
     PositionBook b = book();
+    long period = snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
+    boolean snapshot = period != b.snapshotPeriod;
+    if (snapshot) {
+      b.snapshotPeriod = period;
+    }
     Collection<PnlInput> due;
+    List<PnlInput> resnapshot = List.of();
     if (ticked) {
       due = b.positions.values();
+    } else if (snapshot) {
+      // what changed is revalued; what earlier windows revalued but did not snapshot gets its last
+      // record snapshotted (revalued only when that record is unknown, after a restore)
+      due = new ArrayList<>();
+      resnapshot = new ArrayList<>();
+      for (Map.Entry<String, PnlInput> e : b.positions.entrySet()) {
+        PnlInput p = e.getValue();
+        if (b.changed.contains(e.getKey()) || (p.snapshotDue && p.lastWindowEnd == 0)) {
+          due.add(p);
+        } else if (p.snapshotDue) {
+          resnapshot.add(p);
+        }
+      }
     } else {
       due = new ArrayList<>(b.changed.size());
       for (String key : b.changed) {
@@ -214,29 +283,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     Map<String, PnlDelta> deltas = new HashMap<>();
     long revalued = 0;
     for (PnlInput p : due) {
-      long mark;
-      if (p.instrumentId.equals(p.underlyingId)) {
-        mark = tick.priceMicros;
-      } else {
-        PnlInput terms = p.terms;
-        if (terms == null || terms.replaced) {
-          terms = b.options.get(p.instrumentId);
-          p.terms = terms;
-        }
-        if (terms == null || sigma == null) {
-          unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
-          continue;
-        }
-        // one model valuation per option per window, however many positions hold it
-        if (terms.markWindowEnd != windowEnd || terms.markSpotMicros != tick.priceMicros
-            || terms.markVolatility != sigma) {
-          terms.markMicros = valuation.optionMark(terms, tick.priceMicros, sigma, windowEnd);
-          terms.markWindowEnd = windowEnd;
-          terms.markSpotMicros = tick.priceMicros;
-          terms.markVolatility = sigma;
-          optionValuations.inc();
-        }
-        mark = terms.markMicros;
+      long mark = markOf(b, p, tick.priceMicros, sigma, windowEnd);
+      if (mark == UNPRICEABLE) {
+        unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
+        continue;
       }
       PnlRecord r = Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L);
       if (p.keyBytes == null) {
@@ -244,6 +294,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       }
       r.keyBytes = p.keyBytes;
       out.collect(r);
+      if (snapshot) {
+        ctx.output(SNAPSHOTS, r); // the sinks encode a record when they get it: one object serves both
+      }
+      p.snapshotDue = !snapshot;
+      p.lastWindowEnd = windowEnd;
+      p.lastComputedTs = computed;
+      p.lastFirstTickTs = r.firstTickTs;
       PnlDelta delta = deltas.get(p.accountId);
       if (delta == null) {
         delta = PnlDelta.of(p.memberId, p.accountId);
@@ -257,7 +314,23 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       p.reportedPositions = r.positions; // updated in place: the book is written back once below
       revalued++;
     }
+    for (PnlInput p : resnapshot) {
+      // no tick since: the price is the one that window used, and the model inputs are the same
+      long mark = markOf(b, p, tick.priceMicros, sigma, p.lastWindowEnd);
+      if (mark != UNPRICEABLE) {
+        PnlRecord r = Valuation.position(p, tick.priceMicros, mark, p.lastWindowEnd, p.lastComputedTs,
+            p.lastFirstTickTs);
+        r.keyBytes = p.keyBytes;
+        ctx.output(SNAPSHOTS, r);
+      }
+      p.snapshotDue = false;
+    }
     b.changed.clear();
+    if (!snapshot && revalued > 0) {
+      // snapshot what this window left out at the next period's first window, ticks or not (a timer
+      // already set for that instant is not set twice)
+      ctx.timerService().registerProcessingTimeTimer(nextPeriodWindowEnd(windowEnd, ctx.getCurrentKey()));
+    }
     if (b.size() > 0 || !b.options.isEmpty()) {
       book.update(b);
     }

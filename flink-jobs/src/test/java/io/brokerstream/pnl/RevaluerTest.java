@@ -258,7 +258,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, RATE, 100)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, RATE, 100)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);
