@@ -256,9 +256,10 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             drain.write(result, Path(args.json))
         return 0
+    args.positions_given = args.positions is not None
     if args.which == "pnl":
         from .bench import pnl
-        result = pnl.run(cfg, positions=args.positions, option_share=args.option_share, tick_rate=args.tick_rate,
+        result = pnl.run(cfg, positions=args.positions if args.positions_given else 100_000, option_share=args.option_share, tick_rate=args.tick_rate,
                          duration=args.duration, window_ms=args.window_ms)
         for line in result.lines():
             print(f"[pnl] {line}")
@@ -272,6 +273,25 @@ def cmd_bench(cfg, args) -> int:
             print(f"[sink] {line}")
         if args.json:
             sink.write(result, Path(args.json))
+        return 0
+    if args.which == "system":
+        from .bench import system
+        rates = [float(r) for r in args.rates.split(",")] if args.rates else None
+        if args.short:
+            # the integration tests' bookkeeping check: two short steps, small P&L load
+            rates = rates or [100.0, 1000.0]
+            result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 8, tick_rate=args.tick_rate,
+                                http_max=args.http_max or 100, positions=args.positions if args.positions_given
+                                else 1000, settle=30, warmup_seconds=3, ceiling=not args.no_ceiling)
+        else:
+            result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 30, tick_rate=args.tick_rate,
+                                http_max=args.http_max or 2000,
+                                positions=args.positions if args.positions_given else 20_000,
+                                ceiling=not args.no_ceiling)
+        for line in result.lines():
+            print(f"[system] {line}")
+        if args.json:
+            system.write(result, Path(args.json))
         return 0
     from .bench import gateway
     result = gateway.run(cfg, rate=args.rate or 1000, duration=args.duration)
@@ -369,10 +389,19 @@ def build_parser() -> argparse.ArgumentParser:
     from .gen.cli import add_commands as add_generator_commands
     add_generator_commands(sub)
 
-    s = sub.add_parser("bench", help="benchmarks that print figures: `drain` (prefill, then drain), `gateway`, "
-                                     "`sink` (Postgres lag), `pnl` (revaluation)")
-    s.add_argument("which", choices=["drain", "gateway", "sink", "pnl"])
-    s.add_argument("--positions", type=int, default=100_000, help="pnl: open positions")
+    s = sub.add_parser("bench", help="benchmarks that print figures: `system` (the whole stack under stepped load), "
+                                     "`drain` (prefill, then drain), `gateway`, `sink` (Postgres lag), "
+                                     "`pnl` (revaluation)")
+    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl"])
+    s.add_argument("--positions", type=int, default=None,
+                   help="pnl: open positions (100,000); system: extra open positions for the P&L job (20,000)")
+    s.add_argument("--rates", help="system: order rates of the steps, comma separated "
+                                   "(default 500,1000,2000,5000,10000,20000,30000,40000,50000)")
+    s.add_argument("--step-seconds", type=float, help="system: seconds per step (30)")
+    s.add_argument("--http-max", type=float, help="system: steps up to this rate go through the gateway, "
+                                                  "higher ones into Kafka (2000)")
+    s.add_argument("--short", action="store_true", help="system: two short steps (under two minutes)")
+    s.add_argument("--no-ceiling", action="store_true", help="system: skip Kafka's producer ceiling")
     s.add_argument("--option-share", type=float, default=0.3, help="pnl: share of positions in options")
     s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
     s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")

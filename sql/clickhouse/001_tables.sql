@@ -101,3 +101,49 @@ FROM (SELECT run_id, stage,
              (max(total) - min(total)) / greatest(dateDiff('millisecond', min(ts), max(ts)) / 1000, 0.001) AS per_s
       FROM stage_samples GROUP BY run_id, stage)
 GROUP BY run_id;
+
+-- `bench system`: one row per step (a constant order rate with ticks flowing, every service on)
+CREATE TABLE IF NOT EXISTS system_steps (
+  run_id             String,
+  step               UInt32,
+  mode               LowCardinality(String),  -- http (through the gateway) | kafka (into the orders topic)
+  offered_rate       Float64,
+  achieved_rate      Float64,
+  seconds            Float64,
+  sent               UInt64,
+  results            UInt64,
+  missing            UInt64,
+  accept_p50_ms      Float64,
+  accept_p99_ms      Float64,
+  visible_p50_ms     Float64,
+  visible_p99_ms     Float64,
+  committed_p50_ms   Float64,
+  committed_p99_ms   Float64,
+  tick_pnl_p50_ms    Float64,
+  tick_pnl_p99_ms    Float64,
+  order_pg_p50_ms    Float64,
+  order_pg_p99_ms    Float64,
+  position_pg_p50_ms Float64,
+  position_pg_p99_ms Float64,
+  lag_growing        String,                  -- the consumer groups whose lag grew, comma separated
+  client_cpu_cores   Float64,
+  stack_cpu_cores    Float64,
+  offsets_per_order  Float64,                 -- Kafka records (and markers) written per order sent
+  sustained          UInt8,
+  gateway_ok         UInt8,
+  verdict            String,
+  detail             String                   -- the whole step as JSON
+) ENGINE = ReplacingMergeTree ORDER BY (run_id, step);
+
+-- `bench system`: where sampled orders' and ticks' time went, per hop and step
+CREATE TABLE IF NOT EXISTS hop_samples (
+  run_id  String,
+  step    UInt32,
+  path    LowCardinality(String),             -- order | tick
+  hop     LowCardinality(String),
+  kind    LowCardinality(String),             -- computing | waiting
+  count   UInt64,
+  mean_ms Float64,
+  p50_ms  Float64,
+  p99_ms  Float64
+) ENGINE = ReplacingMergeTree ORDER BY (run_id, step, path, hop);

@@ -46,6 +46,41 @@ def result_status(value: bytes) -> int:
     return status
 
 
+def process_usage(procs: dict[int, psutil.Process], pid: int) -> tuple[float, int]:
+    """CPU seconds (cumulative) and RSS of a service: its process and everything it started."""
+    cpu, rss = 0.0, 0
+    try:
+        root = procs.setdefault(pid, psutil.Process(pid))
+        for p in [root] + root.children(recursive=True):
+            try:
+                t = p.cpu_times()
+                cpu += t.user + t.system + t.children_user + t.children_system
+                rss += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+    except psutil.NoSuchProcess:
+        pass
+    return cpu, rss
+
+
+def group_lags(admin: AdminClient, consumer: Consumer, groups=GROUPS) -> dict[str, int]:
+    """Records each consumer group has not committed yet, summed over its partitions."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+    lags = {}
+    for group in groups:  # the client lists one group per request
+        try:
+            future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group]
+            parts = [tp for tp in future.result(timeout=5).topic_partitions or [] if tp.offset >= 0]
+        except Exception:
+            continue
+        total = 0
+        for tp in parts:
+            total += max(0, consumer.get_watermark_offsets(TopicPartition(tp.topic, tp.partition), timeout=5)[1]
+                         - tp.offset)
+        lags[group] = total
+    return lags
+
+
 def _ms(value) -> float:
     return value.timestamp() * 1000 if isinstance(value, dt.datetime) else float(value)
 
@@ -81,35 +116,10 @@ class Collector:
         return {name: pid for name in self.services if (pid := layout.pidfile(name).live_pid())}
 
     def _usage(self, pid: int) -> tuple[float, int]:
-        cpu, rss = 0.0, 0
-        try:
-            root = self._procs.setdefault(pid, psutil.Process(pid))
-            for p in [root] + root.children(recursive=True):
-                try:
-                    t = p.cpu_times()
-                    cpu += t.user + t.system + t.children_user + t.children_system
-                    rss += p.memory_info().rss
-                except psutil.NoSuchProcess:
-                    pass
-        except psutil.NoSuchProcess:
-            pass
-        return cpu, rss
+        return process_usage(self._procs, pid)
 
     def _lags(self, admin: AdminClient, consumer: Consumer) -> dict[str, int]:
-        from confluent_kafka import ConsumerGroupTopicPartitions
-        lags = {}
-        for group in GROUPS:  # the client lists one group per request
-            try:
-                future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group]
-                parts = [tp for tp in future.result(timeout=5).topic_partitions or [] if tp.offset >= 0]
-            except Exception:
-                continue
-            total = 0
-            for tp in parts:
-                total += max(0, consumer.get_watermark_offsets(TopicPartition(tp.topic, tp.partition), timeout=5)[1]
-                             - tp.offset)
-            lags[group] = total
-        return lags
+        return group_lags(admin, consumer)
 
     def _pnl_calculations(self) -> float | None:
         try:

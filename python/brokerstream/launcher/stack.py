@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..config import Config
+from .cpugroups import CpuGroups
 from .layout import Layout
 from .procs import listening_sockets, rss_bytes, spawn, terminate
 from .progress import say
@@ -47,6 +48,7 @@ class Stack:
     def __post_init__(self) -> None:
         self.layout = Layout(self.cfg)
         self.services = all_services(self.cfg)
+        self.cpu = CpuGroups.of(self.cfg)
 
     # --- dependency order ----------------------------------------------------------------------------
     def closure(self, names: Iterable[str] | None) -> list[str]:
@@ -73,6 +75,7 @@ class Stack:
         """Infrastructure first, then the provisioning it allows (topics, schemas, connectors), then
         our apps, which need those to exist."""
         t_start = time.monotonic()
+        self.cpu.ensure()
         order = self.closure(names)
         infra = [n for n in order if self.services[n].phase == 1]
         apps = [n for n in order if self.services[n].phase == 2]
@@ -137,14 +140,17 @@ class Stack:
         pidfile = self.layout.pidfile(svc.name)
         pid = pidfile.live_pid()
         if pid is not None and svc.healthy():
+            self.place(svc.name, pid)
             return Outcome(True, f"already running (pid {pid})")
         if pid is None:
             svc.prepare()
             launch = svc.launch()
             pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd,
                         user=launch.user)
+            self.place(svc.name, pid)
         timeout = self.cfg.int("BS_START_TIMEOUT")
         while not svc.healthy():
+            self.place(svc.name, pid)  # what it forked while starting (Postgres' workers, Flink's JVM)
             if pidfile.live_pid() is None:
                 return Outcome(False, f"exited before it was healthy; last lines of {svc.log}:\n"
                                + log_tail(svc.log))
@@ -155,6 +161,11 @@ class Stack:
         svc.after_start()
         ports = ",".join(str(p) for p in svc.ports().values())
         return Outcome(True, f"ready in {time.monotonic() - t0:5.1f} s  pid {pid:<7} {self.cfg.bind}:{ports}")
+
+    def place(self, name: str, pid: int) -> None:
+        """Puts a service's processes in its CPU group: the leader first, so that what it forks from
+        now on is born there, then everything else of its process group."""
+        self.cpu.place(self.services[name].cpu_group, [pid] + [p for p in group_members(pid) if p != pid])
 
     # --- down ----------------------------------------------------------------------------------------
     def down(self, names: Iterable[str] | None = None) -> dict[str, str]:
@@ -177,6 +188,8 @@ class Stack:
             t.start()
         for t in threads:
             t.join()
+        if all(self.layout.pidfile(n).live_pid() is None for n in self.services):
+            self.cpu.remove()
         return results
 
     # --- status --------------------------------------------------------------------------------------

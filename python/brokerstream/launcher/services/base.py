@@ -32,6 +32,8 @@ class Service:
     stop_grace: float = field(init=False, default=30.0)
     # 1: infrastructure, started first; 2: our apps, started once topics and schemas exist.
     phase: int = field(init=False, default=1)
+    # Which CPU group it runs in (launcher/cpugroups.py): orders, platform, pnl or sync.
+    cpu_group: str = field(init=False, default="platform")
 
     def ports(self) -> dict[str, int]:
         return {}

@@ -18,6 +18,7 @@ REQUIRED_PLUGINS = (
 class Connect(Service):
     def __post_init__(self) -> None:
         self.name = "connect"
+        self.cpu_group = "sync"
         self.needs = ("kafka",)
 
     def ports(self) -> dict[str, int]:

@@ -118,6 +118,7 @@ class FlinkBase(Service):
 class FlinkJobManager(FlinkBase):
     def __post_init__(self) -> None:
         self.name = "flink-jobmanager"
+        self.cpu_group = "pnl"
 
     def ports(self) -> dict[str, int]:
         return {"rest": self.cfg.port("flink_rest"), "rpc": self.cfg.port("flink_jm_rpc"),
@@ -134,6 +135,7 @@ class FlinkJobManager(FlinkBase):
 class FlinkTaskManager(FlinkBase):
     def __post_init__(self) -> None:
         self.name = "flink-taskmanager"
+        self.cpu_group = "pnl"
         self.needs = ("flink-jobmanager",)
 
     def ports(self) -> dict[str, int]:

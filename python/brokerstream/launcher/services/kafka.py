@@ -13,6 +13,7 @@ LOG4J = "platform/logging/kafka-log4j2.properties"
 class Kafka(Service):
     def __post_init__(self) -> None:
         self.name = "kafka"
+        self.cpu_group = "orders"
         self.stop_grace = 60.0  # a clean shutdown spares the next start its log recovery
 
     def ports(self) -> dict[str, int]:

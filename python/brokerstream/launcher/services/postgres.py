@@ -22,6 +22,7 @@ OS_USER = "postgres"
 class Postgres(Service):
     def __post_init__(self) -> None:
         self.name = "postgres"
+        self.cpu_group = "sync"
         self.stop_signal = signal.SIGINT  # "fast" shutdown: roll back, checkpoint, exit
         self.stop_grace = 30.0
 

@@ -13,6 +13,7 @@ JAR = ("streams", "streams-0.1.0.jar")
 class StreamsApp(Service):
     def __post_init__(self) -> None:
         self.name = "streams"
+        self.cpu_group = "orders"
         self.needs = ("kafka", "registry")
         self.phase = 2  # after the topics and schemas exist
         self.stop_grace = 45.0  # a clean close commits and writes checkpoints: a fast restart

@@ -14,6 +14,7 @@ import io.brokerstream.streams.state.AccountEntry;
 import io.brokerstream.streams.state.PositionState;
 import io.brokerstream.streams.state.RiskState;
 import io.brokerstream.streams.topology.StoreNames;
+import io.brokerstream.trace.Stages;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
@@ -79,6 +81,8 @@ public final class Gateway implements AutoCloseable {
   private final ExecutorService workers;
   private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
   private final HttpClient peers = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final long traceOneIn;
+  private final AtomicLong traced = new AtomicLong();
 
   public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters)
       throws IOException {
@@ -90,10 +94,14 @@ public final class Gateway implements AutoCloseable {
     this.requests = new OrderRequests(json);
     this.defaultWaitMs = settings.getLong("gateway.result-wait-ms");
     this.maxWaitMs = settings.getLong("gateway.result-wait-max-ms");
+    this.traceOneIn = settings.getLong("trace.sample-one-in");
     this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
     // The JDK server writes headers and body separately; with Nagle on, the body waits for the
     // client's delayed ACK of the headers: 40 ms on a loopback request that takes 2.
     System.setProperty("sun.net.httpserver.nodelay", "true");
+    // Members keep connections open for their long polls; past this many idle ones the JDK server
+    // closes each connection after its answer (its default is 200), and clients reconnect per request.
+    System.setProperty("sun.net.httpserver.maxIdleConnections", settings.get("gateway.max-idle-connections"));
     this.server = HttpServer.create(new InetSocketAddress(settings.get("gateway.host"), settings.getInt("gateway.port")), 512);
     server.setExecutor(workers);
     server.createContext("/", this::handle);
@@ -113,6 +121,7 @@ public final class Gateway implements AutoCloseable {
 
   // --- routing -------------------------------------------------------------------------------------
   private void handle(HttpExchange ex) {
+    long received = Stages.nowMicros();
     try {
       String path = ex.getRequestURI().getPath();
       String method = ex.getRequestMethod();
@@ -127,9 +136,9 @@ public final class Gateway implements AutoCloseable {
       String member = authenticate(ex);
       Matcher m;
       if (method.equals("POST") && path.equals("/orders")) {
-        placeOne(ex, member);
+        placeOne(ex, member, received);
       } else if (method.equals("POST") && path.equals("/orders:batch")) {
-        placeBatch(ex, member);
+        placeBatch(ex, member, received);
       } else if (method.equals("GET") && (m = ORDER.matcher(path)).matches()) {
         result(ex, member, decode(m.group(1)));
       } else if (method.equals("GET") && (m = POSITIONS.matcher(path)).matches()) {
@@ -165,11 +174,11 @@ public final class Gateway implements AutoCloseable {
   }
 
   // --- orders --------------------------------------------------------------------------------------
-  private void placeOne(HttpExchange ex, String member) {
+  private void placeOne(HttpExchange ex, String member, long received) {
     Order order = requests.one(body(ex), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
     // Answer on a gateway thread, never on the producer's I/O thread.
-    submitter.submit(member, order).whenCompleteAsync((meta, err) -> {
+    submitter.submit(member, order, traced(received)).whenCompleteAsync((meta, err) -> {
       if (err != null) {
         error(ex, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
       } else {
@@ -178,14 +187,14 @@ public final class Gateway implements AutoCloseable {
     }, workers);
   }
 
-  private void placeBatch(HttpExchange ex, String member) {
+  private void placeBatch(HttpExchange ex, String member, long received) {
     List<Order> orders = requests.batch(body(ex), System.currentTimeMillis());
     for (Order order : orders) {
       authorizeAccount(member, order.getAccountId());
     }
     List<CompletableFuture<?>> sends = new ArrayList<>(orders.size());
     for (Order order : orders) {
-      sends.add(submitter.submit(member, order));
+      sends.add(submitter.submit(member, order, traced(received)));
     }
     CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, err) -> {
       if (err != null) {
@@ -198,6 +207,11 @@ public final class Gateway implements AutoCloseable {
       orders.forEach(o -> list.add(accepted(o)));
       send(ex, 202, body);
     }, workers);
+  }
+
+  /** The receive time when this order is one of the 1 in trace.sample-one-in traced, else -1. */
+  private long traced(long receivedMicros) {
+    return traceOneIn > 0 && traced.incrementAndGet() % traceOneIn == 0 ? receivedMicros : -1;
   }
 
   /** 403 for another member's account; an unknown account goes to the flow, which rejects it. */

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import io.brokerstream.trace.Stages;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -33,10 +34,17 @@ public final class OrderSubmitter implements AutoCloseable {
     this.codec = codec;
   }
 
-  public CompletableFuture<RecordMetadata> submit(String memberId, Order order) {
+  /** Writes the order; a traced one (receivedMicros >= 0) carries its gateway stage times. */
+  public CompletableFuture<RecordMetadata> submit(String memberId, Order order, long receivedMicros) {
     CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
     byte[] value = codec.encode(Topics.ORDERS + "-value", order);
-    producer.send(new ProducerRecord<>(Topics.ORDERS, memberId, value), (meta, err) -> {
+    ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ORDERS, memberId, value);
+    if (receivedMicros >= 0) {
+      Stages.mark(record.headers());
+      Stages.stamp(record.headers(), Stages.GATEWAY_RECEIVED, receivedMicros);
+      Stages.stamp(record.headers(), Stages.GATEWAY_SENT, Stages.nowMicros());
+    }
+    producer.send(record, (meta, err) -> {
       if (err != null) {
         done.completeExceptionally(err);
       } else {

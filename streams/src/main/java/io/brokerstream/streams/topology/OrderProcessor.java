@@ -12,6 +12,7 @@ import io.brokerstream.streams.domain.OrderDecider;
 import io.brokerstream.streams.domain.ReferenceData;
 import io.brokerstream.streams.state.PositionState;
 import io.brokerstream.streams.state.RiskState;
+import io.brokerstream.trace.Stages;
 import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
@@ -59,6 +60,10 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
 
   @Override
   public void process(Record<String, Order> record) {
+    boolean traced = Stages.sampled(record.headers());
+    if (traced) {
+      Stages.stamp(record.headers(), Stages.DECIDE_START, Stages.nowMicros());
+    }
     Order order = record.value();
     if (order == null) {
       throw new IllegalArgumentException("an order record without a value (tombstone) cannot be decided");
@@ -78,6 +83,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
 
     if (decision instanceof Decision.Rejected rejected) {
       result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
+      decided(record, traced);
       context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
       return;
     }
@@ -88,6 +94,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
 
     result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
         .setRealizedPnl(Micros.toDecimal(fill.realized()));
+    decided(record, traced);
     context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
     context.forward(record.withKey(positionKey).withValue(Position.newBuilder()
         .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
@@ -101,6 +108,13 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
           .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
           .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
           .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
+    }
+  }
+
+  /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */
+  private static void decided(Record<String, Order> record, boolean traced) {
+    if (traced) {
+      Stages.stamp(record.headers(), Stages.DECIDE_END, Stages.nowMicros());
     }
   }
 

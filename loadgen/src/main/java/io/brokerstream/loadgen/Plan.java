@@ -1,0 +1,44 @@
+package io.brokerstream.loadgen;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/** What the load client works with, written by the Python driver as JSON. */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record Plan(
+    @JsonProperty("gateway_url") String gatewayUrl,
+    @JsonProperty("bootstrap") String bootstrap,
+    @JsonProperty("registry_url") String registryUrl,
+    @JsonProperty("clients") List<Client> clients,
+    @JsonProperty("equities") List<String> equities,
+    @JsonProperty("options") List<String> options,
+    @JsonProperty("option_share") double optionShare,
+    @JsonProperty("seed") long seed,
+    @JsonProperty("result_wait_ms") long resultWaitMs,
+    @JsonProperty("max_in_flight") int maxInFlight,
+    @JsonProperty("trace_one_in") int traceOneIn,
+    @JsonProperty("pnl_partition_stride") int pnlPartitionStride,
+    @JsonProperty("pnl_sample_one_in") int pnlSampleOneIn,
+    @JsonProperty("kafka") java.util.Map<String, String> kafka) {
+
+  /** A member as the gateway knows it: its API key and its active accounts. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Client(@JsonProperty("member") String member, @JsonProperty("key") String key,
+      @JsonProperty("accounts") List<String> accounts) {}
+
+  public Plan {
+    if (clients == null || clients.isEmpty()) {
+      throw new IllegalArgumentException("the plan names no clients (members with active accounts)");
+    }
+    if (equities == null || equities.isEmpty()) {
+      throw new IllegalArgumentException("the plan names no equities");
+    }
+    options = options == null ? List.of() : options;
+    kafka = kafka == null ? java.util.Map.of() : kafka;
+    resultWaitMs = resultWaitMs <= 0 ? 10_000 : resultWaitMs;
+    maxInFlight = maxInFlight <= 0 ? 4_000 : maxInFlight;
+    pnlPartitionStride = pnlPartitionStride <= 0 ? 4 : pnlPartitionStride;
+    pnlSampleOneIn = pnlSampleOneIn <= 0 ? 8 : pnlSampleOneIn;
+  }
+}

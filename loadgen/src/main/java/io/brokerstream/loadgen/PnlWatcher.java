@@ -1,0 +1,95 @@
+package io.brokerstream.loadgen;
+
+import io.brokerstream.avro.UnrealizedPnl;
+import io.brokerstream.serde.AvroCodec;
+import io.brokerstream.trace.Stages;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Tick -> P&L committed, as a read_committed reader of pnl.positions sees it: for a sample of the
+ * position records (every {@code stride}-th partition, one record in {@code oneIn}), the time from the
+ * earliest tick the record covers to now, split into the P&L window (tick to window end), the
+ * revaluation (window end to computed) and the commit (computed to visible). Reading every partition
+ * would take a good share of the machine from the job being measured.
+ */
+final class PnlWatcher implements Runnable, AutoCloseable {
+  static final String[] NAMES = {"tick_to_pnl_committed", "pnl_window", "revaluation", "pnl_commit"};
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final AvroCodec<UnrealizedPnl> codec;
+  private final int oneIn;
+  private volatile Latencies current = new Latencies(NAMES);
+  private volatile boolean running = true;
+  private long n;
+
+  PnlWatcher(String bootstrap, Map<String, String> kafka, AvroCodec<UnrealizedPnl> codec, int stride, int oneIn) {
+    Properties p = new Properties();
+    p.putAll(kafka);
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "loadgen-pnl");
+    this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.codec = codec;
+    this.oneIn = oneIn;
+    List<TopicPartition> parts = consumer.partitionsFor("pnl.positions").stream()
+        .filter(info -> info.partition() % stride == 0)
+        .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+    consumer.assign(parts);
+    consumer.seekToEnd(parts);
+    parts.forEach(consumer::position);
+  }
+
+  /** Starts a fresh set of histograms (a new step) and returns the one that ended. */
+  Latencies swap() {
+    Latencies ended = current;
+    current = new Latencies(NAMES);
+    return ended;
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (running) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() == null || ++n % oneIn != 0) {
+            continue;
+          }
+          long now = Stages.nowMicros();
+          UnrealizedPnl v = codec.decode(r.value());
+          if (v.getFirstTickTs() == null) {
+            continue; // a position change or a close, not a tick
+          }
+          long tick = v.getFirstTickTs().toEpochMilli() * 1000;
+          long windowEnd = v.getWindowEnd().toEpochMilli() * 1000;
+          long computed = v.getComputedTs().toEpochMilli() * 1000;
+          Latencies l = current;
+          l.record("tick_to_pnl_committed", now - tick);
+          l.record("pnl_window", windowEnd - tick);
+          l.record("revaluation", computed - windowEnd);
+          l.record("pnl_commit", now - computed);
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } finally {
+      consumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    consumer.wakeup();
+  }
+}

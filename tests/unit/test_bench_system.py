@@ -1,0 +1,101 @@
+"""The system benchmark's bookkeeping: lag trends, verdicts, hop shares, the ceiling tool's output."""
+import pytest
+
+from brokerstream.bench import ceiling, probe, system
+
+SLO = {"accept_p99_ms": 20, "visible_p99_ms": 300, "committed_p99_ms": 1000, "tick_to_pnl_over_window_p99_ms": 1000,
+       "position_to_postgres_p99_ms": 5000, "lag_growth_per_s": 200, "lag_floor_records": 20000}
+
+
+def step(**over) -> system.StepResult:
+    base = dict(index=1, mode="kafka", rate=1000.0, seconds=30, achieved_rate=1000.0, sent=30000, missing=0,
+                duplicates=0, errors={}, outcomes={"accepted": 30000, "rejected": 0},
+                accept_ms={"count": 30000, "p50": 2.0, "p99": 9.0}, visible_ms={"count": 30000, "p99": 250.0},
+                committed_ms={"count": 30000, "p50": 120.0, "p99": 400.0},
+                tick_to_pnl_ms={"count": 100, "p99": 1500.0}, order_to_postgres_ms={"count": 30000, "p99": 900.0},
+                position_to_postgres_ms={"count": 900, "p99": 800.0}, hops_ms={}, cpu_cores={"streams": 0.5},
+                rss_mb={}, client_cpu_cores=0.1, ticks_cpu_cores=0.1, max_late_ms=3.0, offsets_per_order=4.0,
+                lags={"brokerstream-orders": {"grows": False}})
+    base.update(over)
+    return system.StepResult(**base)
+
+
+def test_slope_of_a_rising_lag_is_its_rate():
+    assert probe.slope([(t, 500 * t) for t in range(10)]) == pytest.approx(500)
+    assert probe.slope([(t, 7) for t in range(10)]) == 0
+    assert probe.slope([(0, 1), (1, 5)]) == 0  # too few points to call a trend
+
+
+def test_a_lag_grows_only_when_it_rises_and_ends_above_the_floor():
+    rising = [(t, 1000 * t) for t in range(30)]
+    wobble = [(t, 30000 if t % 2 else 10000) for t in range(30)]
+    small = [(t, 100 * t) for t in range(30)]
+    lags = system.lag_report({"a": rising, "b": wobble, "c": small}, SLO)
+    assert lags["a"]["grows"] and lags["a"]["end"] == 29000
+    assert not lags["b"]["grows"]
+    assert not lags["c"]["grows"]
+
+
+def test_a_step_holding_every_target_is_sustained():
+    s = step()
+    system.judge(s, SLO, window_ms=1000)
+    assert s.sustained and s.failures == []
+
+
+@pytest.mark.parametrize("over, expect", [
+    ({"missing": 3}, "3 orders without a result"),
+    ({"lags": {"connect-sink-positions": {"grows": True}}}, "lag grows: connect-sink-positions"),
+    ({"committed_ms": {"count": 10, "p99": 1500.0}}, "commit p99"),
+    ({"tick_to_pnl_ms": {"count": 10, "p99": 2500.0}}, "tick>P&L p99"),
+    ({"position_to_postgres_ms": {"count": 10, "p99": 6000.0}}, "position>Postgres p99"),
+    ({"achieved_rate": 800.0}, "client fell behind"),
+    ({"max_late_ms": 2500.0}, "client fell behind"),
+])
+def test_each_missed_target_is_named(over, expect):
+    s = step(**over)
+    system.judge(s, SLO, window_ms=1000)
+    assert not s.sustained
+    assert any(expect in f for f in s.failures), s.failures
+
+
+def test_http_steps_are_also_held_to_the_gateway_targets():
+    s = step(mode="http", accept_ms={"count": 5, "p99": 35.0}, visible_ms={"count": 5, "p99": 200.0})
+    system.judge(s, SLO, window_ms=1000)
+    assert s.sustained and not s.gateway_ok
+    assert s.http_failures == ["accept p99 35ms > 20 ms"]
+
+
+def test_capacities_are_the_highest_passing_steps():
+    steps = [step(index=1, mode="http", rate=500, achieved_rate=500.0),
+             step(index=2, mode="kafka", rate=5000, achieved_rate=4990.0),
+             step(index=3, mode="kafka", rate=10000, achieved_rate=9990.0, missing=5)]
+    for s in steps:
+        system.judge(s, SLO, 1000)
+    result = system.SystemResult("r", 10000, 0, 1000, 100_000.0, steps, {})
+    assert result.sustained_capacity == 4990.0
+    assert result.gateway_capacity == 500.0
+    assert any("sustained capacity / ceiling = 0.050" in line for line in result.lines())
+
+
+def test_hop_shares_split_computing_from_waiting():
+    s = step(hops_ms={"gateway": {"count": 9, "mean": 1.0, "p99": 2.0}, "queue": {"count": 9, "mean": 2.0, "p99": 4.0},
+                      "decide": {"count": 9, "mean": 1.0, "p99": 1.0}, "commit": {"count": 9, "mean": 6.0, "p99": 9.0}})
+    lines = system.hop_lines(s)
+    assert "computing 20 %, waiting and communication 80 %" in lines[0]
+    assert any(line.split()[0] == "commit" and line.rstrip().endswith("60.0 %") for line in lines[1:])
+
+
+def test_order_flow_topics_are_what_an_order_writes():
+    assert probe.order_flow_topic("orders") and probe.order_flow_topic("positions")
+    assert probe.order_flow_topic("brokerstream-orders-positions-changelog")
+    assert not probe.order_flow_topic("pnl.positions")
+    assert not probe.order_flow_topic("brokerstream-orders-positions-repartition")
+
+
+def test_the_ceiling_is_read_from_the_tools_summary_line():
+    out = ("1000 records sent, 200.0 records/sec (0.03 MB/sec), 3.0 ms avg latency, 9.0 ms max latency.\n"
+           "2000000 records sent, 212345.6 records/sec (30.37 MB/sec), 21.3 ms avg latency, 300.0 ms max latency, "
+           "5 ms 50th, 60 ms 95th, 90 ms 99th, 200 ms 99.9th.\n")
+    assert ceiling.parse(out) == 212345.6
+    with pytest.raises(RuntimeError):
+        ceiling.parse("Exception in thread main")

@@ -1,0 +1,76 @@
+"""CPU groups on a fake cgroup hierarchy (a folder): shares written, processes placed, cleaned up."""
+import os
+
+import pytest
+
+from brokerstream import config
+from brokerstream.launcher.cpugroups import GROUPS, CpuGroups
+
+
+def cfg_with(tmp_path, **over):
+    env = {"BS_DATA_DIR": str(tmp_path / "data"), **over}
+    return config.load(environ=env)
+
+
+def test_each_group_gets_its_configured_shares(tmp_path):
+    root = tmp_path / "cpu"
+    root.mkdir()
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on", BS_CPU_SHARES_PNL="300"), root=root)
+    cg.ensure()
+    assert (cg.path("pnl") / "cpu.shares").read_text() == "300"
+    assert (cg.path("orders") / "cpu.shares").read_text() == "8192"
+    assert sorted(p.name for p in cg.parent.iterdir()) == sorted(GROUPS)
+
+
+def test_two_data_folders_never_share_a_parent(tmp_path):
+    root = tmp_path / "cpu"
+    root.mkdir()
+    a = CpuGroups.of(config.load(environ={"BS_DATA_DIR": str(tmp_path / "a")}), root=root)
+    b = CpuGroups.of(config.load(environ={"BS_DATA_DIR": str(tmp_path / "b")}), root=root)
+    assert a.parent != b.parent
+
+
+def test_placing_writes_each_pid_and_a_quota_caps_the_parent(tmp_path):
+    root = tmp_path / "cpu"
+    root.mkdir()
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=root)
+    # a plain file keeps only the last write: the real cgroup.procs takes one pid per write
+    assert cg.place("sync", [11, 12]) == 2
+    assert (cg.path("sync") / "cgroup.procs").read_text() == "12"
+    cg.quota(1.5)
+    assert (cg.parent / "cpu.cfs_quota_us").read_text() == "150000"
+    cg.quota(None)
+    assert (cg.parent / "cpu.cfs_quota_us").read_text() == "-1"
+
+
+def test_off_or_unwritable_means_nothing_is_touched(tmp_path):
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="off"), root=tmp_path)
+    assert not cg.enabled
+    assert cg.place("orders", [1]) == 0
+    assert not cg.parent.exists()
+    missing = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="auto"), root=tmp_path / "nope")
+    assert not missing.enabled
+    with pytest.raises(PermissionError):
+        CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=tmp_path / "nope")
+
+
+def test_unknown_groups_and_modes_are_errors(tmp_path):
+    with pytest.raises(ValueError):
+        CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="maybe"))
+    with pytest.raises(KeyError):
+        CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="off")).path("gpu")
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpu", os.W_OK), reason="needs a writable cgroup v1 cpu hierarchy")
+def test_a_real_process_lands_in_its_group_and_the_group_goes_away(tmp_path):
+    import subprocess
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
+    proc = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: cg.join("clients"))
+    try:
+        assert cg.group_of(proc.pid) == "clients"
+        assert f"/{cg.parent.name}/clients" in open(f"/proc/{proc.pid}/cgroup").read()
+    finally:
+        proc.kill()
+        proc.wait()
+    cg.remove()
+    assert not cg.parent.exists()
