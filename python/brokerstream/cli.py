@@ -211,6 +211,27 @@ def cmd_run(cfg, args) -> int:
     return 0
 
 
+def cmd_keys(cfg, args) -> int:
+    from . import keys
+    if args.action == "issue":
+        issued = keys.issue(cfg, args.member, args.label or "issued")
+    elif args.action == "rotate":
+        issued, revoked = keys.rotate(cfg, args.member, args.label or "rotated")
+        print(f"revoked: {', '.join(revoked) or 'none'}")
+    elif args.action == "revoke":
+        revoked = keys.revoke(cfg, args.member, args.key_id)
+        print(f"revoked: {', '.join(revoked) or 'none (no active key)'}")
+        return 0
+    else:
+        for key_id, label, status, created, revoked_at in keys.listing(cfg, args.member):
+            print(f"{key_id:<16} {status:<8} created {created:%Y-%m-%d %H:%M:%S}"
+                  + (f", revoked {revoked_at:%Y-%m-%d %H:%M:%S}" if revoked_at else "") + f"  {label}")
+        return 0
+    print(f"member {issued.member_id}, key id {issued.key_id}")
+    print(f"key (shown once, keep it safe): {issued.key}")
+    return 0
+
+
 def cmd_schemas(cfg, args) -> int:
     from . import schemas
     if args.action == "list":
@@ -370,6 +391,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="deploy (idempotent; resumes from the savepoint `stop` took), stop (with a savepoint), jobs")
     s.add_argument("--fresh", action="store_true", help="deploy: ignore a savepoint `stop` left")
     s.set_defaults(func=cmd_flink)
+
+    s = sub.add_parser("keys", help="members' API keys: issue, rotate, revoke, list (stored as hashes)")
+    s.add_argument("action", choices=["issue", "rotate", "revoke", "list"])
+    s.add_argument("member", help="the member id, e.g. M000001")
+    s.add_argument("--label", help="issue/rotate: who or what holds the key")
+    s.add_argument("--key-id", help="revoke: only this key (k_...), not all of the member's")
+    s.set_defaults(func=cmd_keys)
 
     s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
     s.add_argument("action", choices=["list", "show", "check", "register"])

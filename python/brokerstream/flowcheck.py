@@ -75,9 +75,12 @@ def read_topic(cfg: Config, topic: str, *, decode: bool = True, timeout: float =
 
 
 def wait_drained(cfg: Config, *, group: str = "brokerstream-orders", topic: str = "orders",
-                 timeout: float = 300.0) -> float:
+                 timeout: float = 300.0, transactional: bool = False) -> float:
     """Waits until the group has committed the topic to its end (every record decided and its
-    results committed, under exactly-once); returns the seconds it took."""
+    results committed, under exactly-once); returns the seconds it took. A topic written in
+    transactions (`transactional`) may end with a commit marker the group never commits past; the
+    orders topic is written by idempotent producers only, so there its end must be reached exactly."""
+    slack = 1 if transactional else 0
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": group, "enable.auto.commit": False})
     t0 = time.monotonic()
     try:
@@ -85,8 +88,7 @@ def wait_drained(cfg: Config, *, group: str = "brokerstream-orders", topic: str 
         while True:
             ends = [consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in parts]
             committed = consumer.committed(parts, timeout=10)
-            # the end offset can sit one past the last record when a transaction marker ends it
-            behind = sum(max(0, end - max(c.offset, 0) - 1) for end, c in zip(ends, committed))
+            behind = sum(max(0, end - max(c.offset, 0) - slack) for end, c in zip(ends, committed))
             if behind == 0 and all(c.offset >= 0 or end == 0 for end, c in zip(ends, committed)):
                 return time.monotonic() - t0
             if time.monotonic() - t0 > timeout:
@@ -117,18 +119,26 @@ class Reconciliation:
                 "duplicates": len(self.duplicates), "missing": len(self.missing), "balanced": self.balanced}
 
 
-def reconcile(order_ids: Iterable[str], results: list[Message], dead_letters: list[Message],
+def result_key(member_id: str, order_id: str) -> str:
+    """An order's identity and its result's key: an order id is unique per member (FIX ClOrdID)."""
+    return f"{member_id}|{order_id}"
+
+
+def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: list[Message],
               orders_topic: str = "orders") -> Reconciliation:
-    """produced = accepted + rejected + dead-lettered, with no order decided twice."""
-    wanted = list(order_ids)
+    """produced = accepted + rejected + dead-lettered, with no order decided twice. Orders are named
+    by result_key(member, order id); a retry of an order (a second record of the same member and id)
+    is the same order and gets no second result."""
+    wanted = list(dict.fromkeys(order_keys))
     rec = Reconciliation(produced=len(wanted))
     seen: set[str] = set()
     for msg in results:
         r = msg.value
-        if r["order_id"] in seen:
-            rec.duplicates.append(r["order_id"])
+        key = result_key(r["member_id"], r["order_id"])
+        if key in seen:
+            rec.duplicates.append(key)
             continue
-        seen.add(r["order_id"])
+        seen.add(key)
         rec.results += 1
         if r["status"] == "ACCEPTED":
             rec.accepted += 1
@@ -163,15 +173,22 @@ def holdings(cfg: Config) -> dict[str, dict[str, int]]:
 
 def replay_positions(orders: list[Message], fills: dict[str, tuple[Decimal, int]]) -> dict[str, tuple[int, Decimal, Decimal]]:
     """Positions from the orders, in the order the flow took them (per partition, by offset), with
-    each accepted order's fill (price, multiplier): {account|instrument: (quantity, avg cost, realized)}.
-    The same arithmetic as the flow's, in exact decimals: half-even averages to the micro."""
+    each accepted order's fill (price, multiplier) by result_key(member, order id):
+    {account|instrument: (quantity, avg cost, realized)}. A retry (a later record of the same member
+    and order id) books nothing. The same arithmetic as the flow's, in exact decimals: half-even
+    averages to the micro."""
     micro = Decimal("0.000001")
     book: dict[str, tuple[int, Decimal, Decimal]] = {}
+    decided: set[str] = set()
     for msg in sorted(orders, key=lambda m: (m.partition, m.offset)):
         o = msg.value
-        if o is None or o["order_id"] not in fills:
+        if o is None:
             continue
-        price, multiplier = fills[o["order_id"]]
+        order = result_key(msg.key or "", o["order_id"])
+        if order in decided or order not in fills:
+            continue
+        decided.add(order)
+        price, multiplier = fills[order]
         key = f"{o['account_id']}|{o['instrument_id']}"
         q0, a0, realized = book.get(key, (0, Decimal(0), Decimal(0)))
         d = o["quantity"] if o["side"] == "BUY" else -o["quantity"]

@@ -55,6 +55,8 @@ CREATE TABLE order_results (
   ingest_ts TIMESTAMP(3) NOT NULL,
   processed_ts TIMESTAMP(3) NOT NULL,
   trace_id STRING,
+  limit_price DECIMAL(18, 6),
+  short_sale BOOLEAN NOT NULL,
   WATERMARK FOR processed_ts AS processed_ts - INTERVAL '5' SECOND
 ) WITH (
   'connector' = 'kafka',

@@ -3,15 +3,32 @@
 -- nullability mirror schemas/src/main/avro/{Member,Account,Instrument,EquityStart}.avsc, so the
 -- connector's Avro schema is a compatible version of ours: NUMERIC(18,6) = decimal(18,6),
 -- NOT NULL = a plain Avro type, nullable = ["null", type].
--- Applied by `./brokerstream up` (and compose's init job); idempotent.
+-- Applied by `./brokerstream up` (and compose's init job); idempotent. api_keys' timestamps are not
+-- captured (column.exclude.list): the gateway needs none of them.
 
 CREATE TABLE IF NOT EXISTS members (
   member_id      text PRIMARY KEY,
   name           text NOT NULL,
   status         text NOT NULL CHECK (status IN ('ACTIVE', 'SUSPENDED')),
-  credit_limit   numeric(18, 6) NOT NULL CHECK (credit_limit >= 0),
-  api_key_sha256 text
+  credit_limit   numeric(18, 6) NOT NULL CHECK (credit_limit >= 0)
 );
+-- Keys moved to api_keys (one member, many keys, each revocable).
+ALTER TABLE members DROP COLUMN IF EXISTS api_key_sha256;
+
+-- API keys: only their SHA-256 is stored (a key is 256 random bits, shown once when issued). Debezium
+-- carries every change to ref.api-keys, which each gateway instance holds whole: a revocation is
+-- refused everywhere within seconds. No foreign key: reloading the reference data must not take the
+-- keys members were issued with it.
+CREATE TABLE IF NOT EXISTS api_keys (
+  key_sha256 text PRIMARY KEY,
+  key_id     text NOT NULL UNIQUE,
+  member_id  text NOT NULL,
+  label      text NOT NULL,
+  status     text NOT NULL CHECK (status IN ('ACTIVE', 'REVOKED')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX IF NOT EXISTS api_keys_by_member ON api_keys (member_id);
 
 CREATE TABLE IF NOT EXISTS accounts (
   account_id    text PRIMARY KEY,

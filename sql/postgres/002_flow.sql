@@ -11,21 +11,11 @@ BEGIN
   RETURN NEW;
 END $$;
 
-CREATE TABLE IF NOT EXISTS orders (
-  order_id      text PRIMARY KEY,
-  account_id    text NOT NULL,
-  instrument_id text NOT NULL,
-  side          text NOT NULL,
-  quantity      bigint NOT NULL,
-  limit_price   numeric(18, 6),
-  short_sale    boolean NOT NULL,
-  client_ts     timestamptz NOT NULL,
-  trace_id      text,
-  synced_at     timestamptz
-);
-
+-- Every order with its outcome: one row per order (an order id is unique per member). The raw orders
+-- topic is not synced: this row holds everything the order said (limit, short flag, the client's
+-- timestamp) beside what the broker decided, so each order costs Postgres one row instead of two.
 CREATE TABLE IF NOT EXISTS order_results (
-  order_id      text PRIMARY KEY,
+  order_id      text NOT NULL,
   member_id     text NOT NULL,
   account_id    text NOT NULL,
   instrument_id text NOT NULL,
@@ -40,7 +30,10 @@ CREATE TABLE IF NOT EXISTS order_results (
   ingest_ts     timestamptz NOT NULL,
   processed_ts  timestamptz NOT NULL,
   trace_id      text,
-  synced_at     timestamptz
+  limit_price   numeric(18, 6),
+  short_sale    boolean NOT NULL DEFAULT false,
+  synced_at     timestamptz,
+  PRIMARY KEY (member_id, order_id)
 );
 CREATE INDEX IF NOT EXISTS order_results_by_member ON order_results (member_id, processed_ts);
 CREATE INDEX IF NOT EXISTS order_results_by_reason ON order_results (reason) WHERE reason IS NOT NULL;
@@ -64,7 +57,7 @@ CREATE INDEX IF NOT EXISTS positions_by_instrument ON positions (instrument_id);
 CREATE INDEX IF NOT EXISTS positions_by_underlying ON positions (underlying_id);
 
 CREATE TABLE IF NOT EXISTS realized_pnl (
-  order_id        text PRIMARY KEY,
+  order_id        text NOT NULL,
   account_id      text NOT NULL,
   member_id       text NOT NULL,
   instrument_id   text NOT NULL,
@@ -73,7 +66,8 @@ CREATE TABLE IF NOT EXISTS realized_pnl (
   avg_cost        numeric(18, 6) NOT NULL,
   realized_pnl    numeric(18, 6) NOT NULL,
   ts              timestamptz NOT NULL,
-  synced_at       timestamptz
+  synced_at       timestamptz,
+  PRIMARY KEY (member_id, order_id)
 );
 CREATE INDEX IF NOT EXISTS realized_pnl_by_account ON realized_pnl (account_id, ts);
 
@@ -137,7 +131,7 @@ CREATE TABLE IF NOT EXISTS pnl_members (
 DO $$
 DECLARE t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['orders', 'order_results', 'positions', 'realized_pnl', 'pnl_positions', 'pnl_accounts',
+  FOREACH t IN ARRAY ARRAY['order_results', 'positions', 'realized_pnl', 'pnl_positions', 'pnl_accounts',
                            'pnl_members'] LOOP
     IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = t || '_synced_at') THEN
       EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION brokerstream_touch()',
@@ -150,3 +144,20 @@ END $$;
 ALTER TABLE pnl_positions ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
 ALTER TABLE pnl_accounts ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
 ALTER TABLE pnl_members ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
+
+-- Order ids became unique per member (not globally): tables of an older layout are keyed again, and
+-- the raw orders table, no longer synced, goes.
+ALTER TABLE order_results ADD COLUMN IF NOT EXISTS limit_price numeric(18, 6);
+ALTER TABLE order_results ADD COLUMN IF NOT EXISTS short_sale boolean NOT NULL DEFAULT false;
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['order_results', 'realized_pnl'] LOOP
+    IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+               WHERE c.relname = t AND i.indisprimary AND i.indnatts = 1) THEN
+      EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t, t || '_pkey');
+      EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (member_id, order_id)', t);
+    END IF;
+  END LOOP;
+END $$;
+DROP TABLE IF EXISTS orders;

@@ -27,6 +27,8 @@ def test_environ() -> dict[str, str]:
     env["BS_DATA_DIR"] = str(ROOT / ".data-test")
     # the default (30 s) would make the Postgres P&L check wait that long for its snapshot period
     env.setdefault("BS_PNL_SNAPSHOT_INTERVAL_MS", "5000")
+    # a cap small enough for a test to reach (the default is 2000 waiting polls per member)
+    env.setdefault("BROKER_GATEWAY_MAX_WAITING_POLLS_PER_MEMBER", "40")
     return env
 
 
@@ -96,13 +98,12 @@ class GatewayClient:
 @pytest.fixture(scope="session")
 def world(stack):
     """Tiny reference data loaded and visible to the order flow, every equity with an opening price."""
+    from brokerstream.bench.drain import open_prices
     from brokerstream.gen import pgload, refdata
-    from brokerstream.gen.produce import produce_ticks
-    from brokerstream.gen.ticks import TickGenerator
 
     data = refdata.generate("tiny", REFDATA_SEED, _dt.datetime.now(_dt.timezone.utc).date())
     pgload.load(stack, data, replace=True, progress=lambda _: None)
-    produce_ticks(stack, TickGenerator(data, 5), duration=0)
+    open_prices(stack, data, 5)
     # Wait until Debezium has carried the data to the flow and the opening prices are folded in.
     member = data.members[0].member_id
     account = next(a for a in data.accounts if a.member_id == member and a.status == "ACTIVE")

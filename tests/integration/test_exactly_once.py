@@ -12,7 +12,7 @@ from decimal import Decimal
 from confluent_kafka import Consumer, TopicPartition
 
 from brokerstream.flowcheck import (holdings, latest_positions, read_topic, reconcile, replay_positions,
-                                   wait_drained)
+                                   result_key, wait_drained)
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 
@@ -54,7 +54,7 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
     launcher(stack_env, "up", "--no-install", "streams")
     assert streams_pid(stack_env) != victim
 
-    wanted = {o.order_id: o for o in orders}
+    wanted = {result_key(o.key, o.order_id): o for o in orders}
     wait_drained(stack, timeout=240)
     all_results = read_topic(stack, "order-results")
     results = [m for m in all_results if m.key in wanted]
@@ -63,10 +63,10 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
     rec = reconcile(wanted, results, [])
     assert rec.missing == [] and rec.duplicates == [], rec.summary()
     assert rec.accepted + sum(rec.rejected.values()) == ORDERS
-    mismatched = [(m.value["order_id"], m.value["status"], m.value["reason"], wanted[m.value["order_id"]].expected)
+    mismatched = [(m.key, m.value["status"], m.value["reason"], wanted[m.key].expected)
                   for m in results
                   if (m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"])
-                  != wanted[m.value["order_id"]].expected]
+                  != wanted[m.key].expected]
     if mismatched:  # say where the broker's view and the generator's parted
         first = wanted[mismatched[0][0]]
         key = (first.account_id, first.instrument_id)
@@ -77,7 +77,7 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
                     if o.expected == "ACCEPTED" and (o.account_id, o.instrument_id) == key)
         start = holdings_before.get(first.account_id, {}).get(first.instrument_id, 0)
         related = [(m.value["order_id"], m.value["side"], m.value["quantity"], m.value["status"], m.value["reason"],
-                    wanted[m.value["order_id"]].expected) for m in results
+                    wanted[m.key].expected) for m in results
                    if (m.value["account_id"], m.value["instrument_id"]) == key]
         raise AssertionError(f"{len(mismatched)} orders decided otherwise than meant, e.g. {mismatched[:5]}; "
                              f"{key}: held at start {start}, broker net fills {broker}, generator meant {meant}; "
@@ -86,7 +86,8 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
     # Positions: every order ever sent, replayed in the order the flow took them with the fills it
     # reported, equal the positions it published and the ones it answers queries with.
     multipliers = {i.instrument_id: i.multiplier for i in world.instruments}
-    fills = {m.value["order_id"]: (m.value["fill_price"], multipliers[m.value["instrument_id"]])
+    fills = {result_key(m.value["member_id"], m.value["order_id"]): (m.value["fill_price"],
+                                                                     multipliers[m.value["instrument_id"]])
              for m in all_results if m.value["status"] == "ACCEPTED"}
     expected = replay_positions(read_topic(stack, "orders"), fills)
     published = latest_positions(stack)

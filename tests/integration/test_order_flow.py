@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from confluent_kafka import Producer
 
-from brokerstream.flowcheck import holdings, read_topic, reconcile, wait_drained
+from brokerstream.flowcheck import holdings, read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 from brokerstream.launcher.layout import Layout
@@ -39,9 +39,9 @@ def test_every_request_needs_a_known_key_and_a_member_sees_only_its_own(world, g
     assert m1.get(f"/accounts/{a2}/positions").status_code == 403
     assert m1.get(f"/members/{M2}/risk").status_code == 403
     assert m1.get(f"/accounts/{a1}/positions").status_code == 200
-    # a result is readable only by the member it belongs to
+    # a result is readable only by the member it belongs to: to another it does not exist
     mine = m1.order(account_id=a1, instrument_id="EQ000001", side="BUY", quantity=1)
-    assert gateway_for(M2).get(f"/orders/{mine['order_id']}").status_code == 403
+    assert gateway_for(M2).get(f"/orders/{mine['order_id']}", wait_ms=0).status_code == 404
     assert gateway_for(M1).get("/health").status_code == 200
 
 
@@ -60,7 +60,8 @@ def test_malformed_requests_are_refused_naming_the_field_and_write_nothing(world
         resp = gw.post("/orders", body)
         assert resp.status_code == 400, (body, resp.text)
         assert resp.json()["field"] == field and field in resp.json()["error"]
-    not_json = gw.http.post(gw.url + "/orders", data=b"{oops", timeout=10)
+    not_json = gw.http.post(gw.url + "/orders", data=b"{oops", headers={"Content-Type": "application/json"},
+                            timeout=10)
     assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
 
     # one bad order fails the whole batch; the good one in it is never written
@@ -119,7 +120,7 @@ def test_every_order_produced_ends_as_exactly_one_result_or_dead_letter(stack, w
         producer.produce("orders", record, b"M000001")
     assert producer.flush(10) == 0
 
-    wanted = {o.order_id: o for o in orders}
+    wanted = {result_key(o.key, o.order_id): o for o in orders}
     wait_drained(stack)
     results = read_topic(stack, "order-results", keys=lambda k: k in wanted)
     letters = read_topic(stack, "dlq.streams")
@@ -133,7 +134,7 @@ def test_every_order_produced_ends_as_exactly_one_result_or_dead_letter(stack, w
     # each order reached the outcome its generator intended
     for m in results:
         r = m.value
-        expected = wanted[r["order_id"]].expected
+        expected = wanted[m.key].expected
         assert (r["status"] if r["status"] == "ACCEPTED" else r["reason"]) == expected, (r, expected)
 
 

@@ -6,8 +6,8 @@ from brokerstream.config import ROOT
 from brokerstream.connectors import load_specs
 from brokerstream.topics import load_catalog
 
-SYNCED = {"orders", "order-results", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts",
-          "pnl.members"}
+# The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
+SYNCED = {"order-results", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts", "pnl.members"}
 
 
 def _sinks():
@@ -35,9 +35,24 @@ def test_each_sink_writes_tables_the_ddl_creates():
     ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", ddl))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"orders", "order_results", "realized_pnl", "positions", "pnl_positions",
-                      "pnl_accounts", "pnl_members"}
+    assert tables == {"order_results", "realized_pnl", "positions", "pnl_positions", "pnl_accounts", "pnl_members"}
     assert tables <= created
+
+
+def _primary_key(ddl: str, table: str) -> list[str]:
+    body = re.search(rf"CREATE TABLE IF NOT EXISTS {table} \((.*?)\n\);", ddl, re.S).group(1)
+    inline = re.search(r"^\s*(\w+)\s+[^,]*PRIMARY KEY", body, re.M)
+    return [inline.group(1)] if inline else [c.strip() for c in re.search(r"PRIMARY KEY \(([^)]*)\)", body).group(1).split(",")]
+
+
+def test_each_sink_upserts_by_its_tables_primary_key():
+    # an order id is unique per member only: results and realized P&L are keyed by both
+    ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
+    for spec in _sinks():
+        fields = spec.config["primary.key.fields"].split(",")
+        for topic in spec.config["topics"].split(","):
+            assert _primary_key(ddl, _table_of(spec, topic)) == fields, (spec.name, topic)
+    assert _primary_key(ddl, "order_results") == ["member_id", "order_id"]
 
 
 def test_a_single_topic_sink_names_its_table_outright():

@@ -50,11 +50,16 @@ def test_every_kind_of_account_and_member_the_order_faults_need_exists_at_tiny_s
     assert {a.short_allowed for a in data.accounts} == {True, False}
 
 
-def test_api_keys_are_derived_from_the_seed_and_stored_hashed():
+def test_generated_keys_are_derived_from_the_seed_stored_hashed_and_labelled_as_test_data():
     data = refdata.generate("tiny", 42, AS_OF)
-    m = data.members[0]
-    key = refdata.api_key(42, m.member_id)
-    assert m.api_key_sha256 == refdata.sha256_hex(key) and key not in m.api_key_sha256
+    assert [k.member_id for k in data.api_keys] == [m.member_id for m in data.members]
+    k = data.api_keys[0]
+    key = refdata.api_key(42, k.member_id)
+    assert k.key_sha256 == refdata.sha256_hex(key) and key not in k.key_sha256
+    assert k.key_id == "k_" + k.key_sha256[:12] and key not in k.key_id
+    assert k.label == "generated test data (seed 42)" and k.status == "ACTIVE"
+    # the member rows no longer carry a key
+    assert "api_key_sha256" not in refdata.Member.__dataclass_fields__
 
 
 def test_money_is_written_exactly_with_six_places():

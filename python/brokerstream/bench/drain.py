@@ -68,15 +68,24 @@ def _tick_process(cfg: Config, seed: int, rate: float, stop, out) -> None:
     out.put(report.rate)
 
 
-def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0) -> None:
-    """Every active equity's opening price, folded by the running app into prices.latest."""
+def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0, resend_every: float = 5.0) -> None:
+    """Every active equity's opening price, accepted by the running app and folded into prices.latest.
+
+    The snapshot is sent again until every equity has a price: a tick for an instrument the order flow
+    does not know yet (reference data just loaded, still on its way through Debezium) is refused as
+    UNKNOWN_INSTRUMENT, as it should be."""
     equities = {i.instrument_id for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"}
-    produce_ticks(cfg, TickGenerator(data, seed), duration=0)
     deadline = time.monotonic() + timeout
-    while {m.key for m in read_topic(cfg, "prices.latest", decode=False)} < equities:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the streams app did not fold the opening prices into prices.latest")
-        time.sleep(0.5)
+    while True:
+        produce_ticks(cfg, TickGenerator(data, seed), duration=0)
+        resend = time.monotonic() + resend_every
+        while time.monotonic() < resend:
+            if {m.key for m in read_topic(cfg, "prices.latest", decode=False)} >= equities:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError("the streams app did not accept the opening prices into prices.latest "
+                                   "(are the equities in its reference data? see dlq.ticks)")
+            time.sleep(0.5)
 
 
 def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate: float = 10_000,
@@ -124,13 +133,16 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
 
     progress("[drain] reading the results back")
     prefix = tag + "-"
-    raw = read_topic(cfg, "order-results", decode=False, keys=lambda k: k is not None and k.startswith(prefix))
+    # result keys are member|order id
+    raw = read_topic(cfg, "order-results", decode=False,
+                     keys=lambda k: k is not None and k.partition("|")[2].startswith(prefix))
     schema = fastavro.parse_schema(load_schema("OrderResult"))
     processed, latency, statuses, seen = [], [], collections.Counter(), set()
     for m in raw:
         r = fastavro.schemaless_reader(io.BytesIO(m.value[5:]), schema)
-        statuses["duplicates" if r["order_id"] in seen else r["status"].lower()] += 1
-        seen.add(r["order_id"])
+        order = (r["member_id"], r["order_id"])
+        statuses["duplicates" if order in seen else r["status"].lower()] += 1
+        seen.add(order)
         p_ms, c_ms = _millis(r["processed_ts"]), _millis(r["client_ts"])
         processed.append(p_ms)
         latency.append(p_ms - c_ms)

@@ -46,7 +46,16 @@ class Member:
     name: str
     status: str
     credit_limit: int  # micros
-    api_key_sha256: str
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A row of api_keys: never the key, only its hash."""
+    key_sha256: str
+    key_id: str
+    member_id: str
+    label: str
+    status: str = "ACTIVE"
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,9 @@ class RefData:
     accounts: list[Account] = field(default_factory=list)
     instruments: list[Instrument] = field(default_factory=list)
     equity_starts: list[EquityStart] = field(default_factory=list)
+    # one seed-derived key per member, labelled as generated test data (not counted: api_keys also
+    # holds the keys `./brokerstream keys` issued)
+    api_keys: list[ApiKey] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return {"members": len(self.members), "accounts": len(self.accounts),
@@ -106,6 +118,20 @@ def api_key(seed: int, member_id: str) -> str:
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+GENERATED_LABEL = "generated test data (seed {seed})"
+
+
+def key_id(key_sha256: str) -> str:
+    """A key's public name: enough of its hash to tell keys apart, nothing to log in with."""
+    return "k_" + key_sha256[:12]
+
+
+def generated_key(seed: int, member_id: str) -> ApiKey:
+    """The api_keys row of a generated member's seed-derived key, labelled as test data."""
+    digest = sha256_hex(api_key(seed, member_id))
+    return ApiKey(digest, key_id(digest), member_id, GENERATED_LABEL.format(seed=seed))
 
 
 def ticker(index: int) -> str:
@@ -164,8 +190,8 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
         suspended = m % 25 == 0 or (size.members < 25 and m == size.members)
         data.members.append(Member(
             member_id=member_id, name=f"Member {m} Securities", status="SUSPENDED" if suspended else "ACTIVE",
-            credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS,
-            api_key_sha256=sha256_hex(api_key(seed, member_id))))
+            credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS))
+        data.api_keys.append(generated_key(seed, member_id))
         for a in range(size.accounts_per_member):
             n = (m - 1) * size.accounts_per_member + a + 1
             data.accounts.append(Account(
@@ -212,8 +238,8 @@ def micros_text(micros: int) -> str:
 
 def rows(data: RefData) -> Iterator[tuple[str, list[str], list[tuple]]]:
     """(table, columns, rows) in load order, values as Postgres COPY takes them."""
-    yield "members", ["member_id", "name", "status", "credit_limit", "api_key_sha256"], [
-        (m.member_id, m.name, m.status, micros_text(m.credit_limit), m.api_key_sha256) for m in data.members]
+    yield "members", ["member_id", "name", "status", "credit_limit"], [
+        (m.member_id, m.name, m.status, micros_text(m.credit_limit)) for m in data.members]
     yield "accounts", ["account_id", "member_id", "status", "cash_balance", "short_allowed"], [
         (a.account_id, a.member_id, a.status, micros_text(a.cash_balance), a.short_allowed) for a in data.accounts]
     yield "instruments", ["instrument_id", "symbol", "currency", "exchange", "name", "instrument_type", "status",

@@ -14,7 +14,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The unrealized P&L job: price ticks, positions, option terms and volatilities from Kafka; P&L per
+ * The unrealized P&L job: accepted prices, positions, option terms and volatilities from Kafka; P&L per
  * position, account and member to Kafka, exactly once (transactional sink committed on checkpoints).
  *
  * <pre>flink run -d flink-jobs-0.1.0.jar [--window.ms=1000 ...]</pre>
@@ -57,7 +57,9 @@ public final class PnlJob {
       case "latest" -> OffsetsInitializer.latest();
       default -> throw new IllegalArgumentException("ticks.start is latest or earliest");
     };
-    DataStream<PnlInput> ticks = source(env, bootstrap, group, "price-ticks", tickStart, new InputSchemas.Ticks(registry));
+    // Accepted prices only: the streams app checks every raw tick and folds the accepted ones.
+    DataStream<PnlInput> ticks = source(env, bootstrap, group, settings.get("ticks.topic"), tickStart,
+        new InputSchemas.Ticks(registry));
     // The whole compacted changelogs: every open position and all reference data, on any fresh start.
     DataStream<PnlInput> positions = source(env, bootstrap, group, "positions", OffsetsInitializer.earliest(),
         new InputSchemas.Positions(registry));

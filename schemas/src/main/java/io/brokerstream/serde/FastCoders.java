@@ -98,6 +98,8 @@ final class FastCoders {
     out.writeLong(millis(r.getIngestTs()));
     out.writeLong(millis(r.getProcessedTs()));
     optionalString(out, r.getTraceId());
+    optionalMoney(out, r.getLimitPrice());
+    out.writeBoolean(r.getShortSale());
   }
 
   private static void writePosition(Position p, Encoder out) throws IOException {

@@ -53,7 +53,8 @@ class FastCodersTest {
           .setReason(accepted ? null : ReasonCode.values()[rng.nextInt(ReasonCode.values().length)])
           .setReasonDetail(accepted ? null : text()).setFillPrice(accepted ? money() : null)
           .setRealizedPnl(accepted ? money() : null).setClientTs(ts()).setIngestTs(ts()).setProcessedTs(ts())
-          .setTraceId(rng.nextBoolean() ? null : text()).build());
+          .setTraceId(rng.nextBoolean() ? null : text()).setLimitPrice(rng.nextBoolean() ? null : money())
+          .setShortSale(rng.nextBoolean()).build());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.brokerstream.streams;
 
 import io.brokerstream.avro.Account;
+import io.brokerstream.avro.ApiKey;
 import io.brokerstream.avro.DeadLetter;
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
@@ -27,6 +28,10 @@ public final class AppSerdes {
 
   public <T extends SpecificRecord> AvroSerde<T> of(Class<T> type) {
     return new AvroSerde<>(AvroCodec.specific(type, registry, autoRegister));
+  }
+
+  public AvroSerde<ApiKey> apiKey() {
+    return of(ApiKey.class);
   }
 
   public AvroSerde<Member> member() {
@@ -63,6 +68,14 @@ public final class AppSerdes {
 
   public AvroSerde<RealizedPnl> realized() {
     return of(RealizedPnl.class);
+  }
+
+  public AvroCodec<PriceTick> tickCodec() {
+    return AvroCodec.specific(PriceTick.class, registry, autoRegister);
+  }
+
+  public AvroSerde<DeadLetter> deadLetter() {
+    return of(DeadLetter.class);
   }
 
   public AvroCodec<DeadLetter> deadLetters() {

@@ -7,6 +7,7 @@ import io.brokerstream.streams.gateway.Gateway;
 import io.brokerstream.streams.gateway.OrderSubmitter;
 import io.brokerstream.streams.gateway.ResultWaiters;
 import io.brokerstream.streams.topology.OrderTopology;
+import io.brokerstream.streams.topology.ReferenceCache;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -32,6 +33,14 @@ public final class BrokerApp {
 
   private BrokerApp() {}
 
+  private static void closeQuietly(String what, Runnable close) {
+    try {
+      close.run();
+    } catch (RuntimeException | LinkageError e) {
+      log.error("closing the {} failed", what, e);
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     Path configFile = args.length == 2 && args[0].equals("--config") ? Path.of(args[1]) : null;
     AppSettings settings = AppSettings.load(configFile, System.getenv());
@@ -40,7 +49,8 @@ public final class BrokerApp {
     AppSerdes serdes = new AppSerdes(registry, settings.getBoolean("registry.auto-register"));
     ResultWaiters waiters = new ResultWaiters();
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
-    Topology topology = OrderTopology.build(settings, serdes, props, waiters::complete);
+    ReferenceCache cache = new ReferenceCache();
+    Topology topology = OrderTopology.build(settings, serdes, props, waiters::complete, cache);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -60,15 +70,17 @@ public final class BrokerApp {
     });
     OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
         AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")));
-    Gateway gateway = new Gateway(settings, streams, submitter, waiters);
+    Gateway gateway = new Gateway(settings, streams, submitter, waiters, cache);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");
-      gateway.close();
-      submitter.close();
+      // Each part closes whatever another one threw: Kafka Streams above all must close, or its state
+      // is left without checkpoints and the next start rebuilds it from the changelogs.
+      closeQuietly("gateway", gateway::close);
+      closeQuietly("order producer", submitter::close);
       // Leaving the group lets a restarted instance take the partitions at once instead of waiting
       // out this member's session.
-      streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-          .withTimeout(Duration.ofSeconds(30)));
+      closeQuietly("kafka streams", () -> streams.close(CloseOptions.groupMembershipOperation(
+          CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30))));
       stopped.countDown();
     }, "shutdown"));
 

@@ -9,6 +9,7 @@ public final class Topics {
   public static final String REF_ACCOUNTS = "ref.accounts";
   public static final String REF_INSTRUMENTS = "ref.instruments";
   public static final String REF_EQUITY_STARTS = "ref.equity-starts";
+  public static final String REF_API_KEYS = "ref.api-keys";
   public static final String PRICE_TICKS = "price-ticks";
   /** Latest tick per instrument, compacted: what the order flow prices with. */
   public static final String PRICES_LATEST = "prices.latest";
@@ -17,8 +18,18 @@ public final class Topics {
   public static final String POSITIONS = "positions";
   public static final String REALIZED_PNL = "realized-pnl";
   public static final String DEAD_LETTERS = "dlq.streams";
+  /** Price ticks the broker refused (non-positive, absurd, unknown instrument), with the fault. */
+  public static final String DEAD_TICKS = "dlq.ticks";
 
   private Topics() {}
+
+  /**
+   * Key of an order's result: the member and its order id. An order id is unique per member (the
+   * FIX ClOrdID rule), so the same id from two members names two orders.
+   */
+  public static String resultKey(String memberId, String orderId) {
+    return memberId + "|" + orderId;
+  }
 
   /** Key of a position: account and instrument. */
   public static String positionKey(String accountId, String instrumentId) {

@@ -21,6 +21,9 @@ import java.time.ZoneOffset;
  * the account and member, the instrument, the price, the limit, short selling, buying power.
  * The first failed check is the reason; nothing here has side effects.
  *
+ * <p>Time is the broker's: when it received the order (its append time in the orders topic) decides
+ * expiry and time to maturity, never the client's own timestamp.
+ *
  * <p>Buying power (a member's, across its accounts): deposited cash + realized P&L + credit limit.
  * It must cover the value committed to open positions at cost after the fill, whenever the fill
  * raises that value; a fill that only reduces exposure is always allowed.
@@ -38,7 +41,8 @@ public final class OrderDecider {
     this.maxQuantity = maxQuantity;
   }
 
-  public Decision decide(Order order, String memberKey, ReferenceData ref, PositionState position, RiskState risk) {
+  public Decision decide(Order order, String memberKey, Instant received, ReferenceData ref, PositionState position,
+      RiskState risk) {
     long quantity = order.getQuantity();
     if (quantity <= 0 || quantity > maxQuantity) {
       return reject(ReasonCode.INVALID_QUANTITY, "quantity must be between 1 and " + maxQuantity + ", got " + quantity);
@@ -76,10 +80,10 @@ public final class OrderDecider {
       return reject(ReasonCode.INSTRUMENT_INACTIVE, "instrument " + instrument.getInstrumentId() + " is " + instrument.getStatus());
     }
     boolean option = "OPTION".equals(instrument.getInstrumentType());
-    LocalDate orderDate = order.getClientTs().atZone(ZoneOffset.UTC).toLocalDate();
-    if (option && orderDate.isAfter(instrument.getMaturity())) {
+    LocalDate tradingDay = received.atZone(ZoneOffset.UTC).toLocalDate();
+    if (option && tradingDay.isAfter(instrument.getMaturity())) {
       return reject(ReasonCode.OPTION_EXPIRED, "option " + instrument.getInstrumentId() + " expired on "
-          + instrument.getMaturity() + ", the order is of " + orderDate);
+          + instrument.getMaturity() + ", the order reached the broker on " + tradingDay);
     }
 
     String underlying = option ? instrument.getUnderlyingId() : instrument.getInstrumentId();
@@ -95,7 +99,7 @@ public final class OrderDecider {
       }
       fill = Micros.ofModel(pricer.price(OptionType.of(instrument.getOptionType()),
           ExerciseStyle.valueOf(instrument.getExerciseStyle()), Micros.toModel(spot),
-          Micros.toModel(Micros.of(instrument.getStrike())), yearsToExpiry(instrument.getMaturity(), order.getClientTs()),
+          Micros.toModel(Micros.of(instrument.getStrike())), yearsToExpiry(instrument.getMaturity(), received),
           sigma));
     } else {
       fill = spot;

@@ -1,57 +1,45 @@
 package io.brokerstream.streams.gateway;
 
+import io.brokerstream.avro.ApiKey;
 import io.brokerstream.avro.Member;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
- * Which member an API key belongs to: keys configured for the gateway, and keys whose SHA-256 a
- * member's reference data holds. The hash index is rebuilt from the members store at most once a
- * second, on a miss, so a key added in Postgres works within about a second of reaching Kafka.
+ * Who a request speaks for: the member of its API key. The key is hashed (SHA-256) and looked up in
+ * ref.api-keys, which Debezium keeps in step with Postgres' api_keys on every instance; the member must
+ * be active. A key revoked or a member suspended in Postgres is refused here as soon as the change
+ * reaches the instance (about a second), with no cache to outlive it: the lookups go through the
+ * reference cache that the global store updaters invalidate.
  */
 final class ApiKeys {
-  private final Map<String, String> configured;
-  private final Supplier<Iterable<Member>> members;
-  private volatile Map<String, String> byHash = Map.of();
-  private volatile long builtAt;
+  private final Function<String, ApiKey> byHash;
+  private final Function<String, Member> members;
 
-  ApiKeys(Map<String, String> configured, Supplier<Iterable<Member>> members) {
-    this.configured = Map.copyOf(configured);
+  ApiKeys(Function<String, ApiKey> byHash, Function<String, Member> members) {
+    this.byHash = byHash;
     this.members = members;
   }
 
-  /** The member of this key, or null. */
-  String memberOf(String apiKey) {
-    if (apiKey == null || apiKey.isBlank()) {
-      return null;
+  /** The member of this key; 401 for an unknown or revoked key, 403 for a member not active. */
+  String memberOf(String presented) {
+    if (presented == null || presented.isBlank()) {
+      throw new HttpError(401, "missing API key (X-Api-Key header)");
     }
-    String member = configured.get(apiKey);
-    if (member != null) {
-      return member;
+    ApiKey key = byHash.apply(sha256(presented));
+    if (key == null || !"ACTIVE".equals(key.getStatus())) {
+      // the same answer for both: a stranger learns nothing about which keys ever existed
+      throw new HttpError(401, "unknown or revoked API key");
     }
-    String hash = sha256(apiKey);
-    member = byHash.get(hash);
-    if (member == null && System.currentTimeMillis() - builtAt > 1000) {
-      rebuild();
-      member = byHash.get(hash);
+    Member member = members.apply(key.getMemberId());
+    if (member == null || !"ACTIVE".equals(member.getStatus())) {
+      throw new HttpError(403, "member " + key.getMemberId() + " is " + (member == null ? "unknown" : member.getStatus())
+          + ": its keys are not accepted");
     }
-    return member;
-  }
-
-  private synchronized void rebuild() {
-    Map<String, String> index = new HashMap<>();
-    for (Member m : members.get()) {
-      if (m.getApiKeySha256() != null) {
-        index.put(m.getApiKeySha256(), m.getMemberId());
-      }
-    }
-    byHash = index;
-    builtAt = System.currentTimeMillis();
+    return key.getMemberId();
   }
 
   static String sha256(String text) {

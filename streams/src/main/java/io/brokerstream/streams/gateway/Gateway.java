@@ -10,9 +10,11 @@ import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.money.Micros;
 import io.brokerstream.streams.AppSettings;
+import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.state.AccountEntry;
 import io.brokerstream.streams.state.PositionState;
 import io.brokerstream.streams.state.RiskState;
+import io.brokerstream.streams.topology.ReferenceCache;
 import io.brokerstream.streams.topology.StoreNames;
 import io.brokerstream.trace.Stages;
 import java.io.IOException;
@@ -20,7 +22,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -68,7 +69,7 @@ public final class Gateway implements AutoCloseable {
   private static final Pattern POSITIONS = Pattern.compile("^/accounts/([^/]+)/positions$");
   private static final Pattern RISK = Pattern.compile("^/members/([^/]+)/risk$");
 
-  private final ObjectMapper json = new ObjectMapper();
+  private final ObjectMapper json = OrderRequests.strictJson();
   private final KafkaStreams streams;
   private final Queries queries;
   private final OrderSubmitter submitter;
@@ -82,19 +83,27 @@ public final class Gateway implements AutoCloseable {
   private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
   private final HttpClient peers = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final long traceOneIn;
+  private final int maxBodyBytes;
+  private final int maxBatchBodyBytes;
+  private final PollLimits polls;
   private final AtomicLong traced = new AtomicLong();
 
-  public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters)
-      throws IOException {
+  public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
+      ReferenceCache cache) throws IOException {
     this.streams = streams;
     this.submitter = submitter;
     this.waiters = waiters;
     this.queries = new Queries(streams, new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")));
-    this.apiKeys = new ApiKeys(settings.getPairs("gateway.api-keys"), queries::members);
+    this.apiKeys = new ApiKeys(hash -> cache.get(StoreNames.API_KEYS, hash, queries::apiKey),
+        id -> cache.get(StoreNames.MEMBERS, id, queries::member));
     this.requests = new OrderRequests(json);
     this.defaultWaitMs = settings.getLong("gateway.result-wait-ms");
     this.maxWaitMs = settings.getLong("gateway.result-wait-max-ms");
     this.traceOneIn = settings.getLong("trace.sample-one-in");
+    this.maxBodyBytes = settings.getInt("gateway.max-body-bytes");
+    this.maxBatchBodyBytes = settings.getInt("gateway.max-batch-body-bytes");
+    this.polls = new PollLimits(settings.getInt("gateway.max-waiting-polls"),
+        settings.getInt("gateway.max-waiting-polls-per-member"));
     this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
     // The JDK server writes headers and body separately; with Nagle on, the body waits for the
     // client's delayed ACK of the headers: 40 ms on a loopback request that takes 2.
@@ -123,7 +132,8 @@ public final class Gateway implements AutoCloseable {
   private void handle(HttpExchange ex) {
     long received = Stages.nowMicros();
     try {
-      String path = ex.getRequestURI().getPath();
+      // the raw path: each segment is decoded exactly once, strictly, below
+      String path = ex.getRequestURI().getRawPath();
       String method = ex.getRequestMethod();
       if (path.equals("/health")) {
         health(ex);
@@ -140,14 +150,14 @@ public final class Gateway implements AutoCloseable {
       } else if (method.equals("POST") && path.equals("/orders:batch")) {
         placeBatch(ex, member, received);
       } else if (method.equals("GET") && (m = ORDER.matcher(path)).matches()) {
-        result(ex, member, decode(m.group(1)));
+        result(ex, member, RequestInput.segment(m.group(1), "order id"));
       } else if (method.equals("GET") && (m = POSITIONS.matcher(path)).matches()) {
-        positions(ex, member, decode(m.group(1)));
+        positions(ex, member, RequestInput.segment(m.group(1), "account id"));
       } else if (method.equals("GET") && (m = RISK.matcher(path)).matches()) {
-        risk(ex, member, decode(m.group(1)));
+        risk(ex, member, RequestInput.segment(m.group(1), "member id"));
       } else {
         throw new HttpError(path.matches("^/(orders|accounts|members).*") ? 405 : 404,
-            "no route for " + method + " " + path);
+            "no route for " + method + " " + (RequestInput.hasControl(path) ? "(a path with control characters)" : path));
       }
     } catch (HttpError e) {
       error(ex, e);
@@ -163,19 +173,12 @@ public final class Gateway implements AutoCloseable {
     if (key == null && auth != null && auth.startsWith("Bearer ")) {
       key = auth.substring(7).trim();
     }
-    if (key == null) {
-      throw new HttpError(401, "missing API key (X-Api-Key header)");
-    }
-    String member = apiKeys.memberOf(key);
-    if (member == null) {
-      throw new HttpError(401, "unknown API key");
-    }
-    return member;
+    return apiKeys.memberOf(key);
   }
 
   // --- orders --------------------------------------------------------------------------------------
   private void placeOne(HttpExchange ex, String member, long received) {
-    Order order = requests.one(body(ex), System.currentTimeMillis());
+    Order order = requests.one(RequestInput.jsonBody(ex, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
     // Answer on a gateway thread, never on the producer's I/O thread.
     submitter.submit(member, order, traced(received)).whenCompleteAsync((meta, err) -> {
@@ -188,7 +191,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   private void placeBatch(HttpExchange ex, String member, long received) {
-    List<Order> orders = requests.batch(body(ex), System.currentTimeMillis());
+    List<Order> orders = requests.batch(RequestInput.jsonBody(ex, maxBatchBodyBytes), System.currentTimeMillis());
     for (Order order : orders) {
       authorizeAccount(member, order.getAccountId());
     }
@@ -232,41 +235,49 @@ public final class Gateway implements AutoCloseable {
 
   // --- results -------------------------------------------------------------------------------------
   private void result(HttpExchange ex, String member, String orderId) {
-    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, orderId);
+    // Another member's order and one that does not exist look the same: the key includes the member.
+    String key = Topics.resultKey(member, orderId);
+    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
     if (!queries.isLocal(where)) {
       forward(ex, where.activeHost());
       return;
     }
-    long wait = Math.min(maxWaitMs, Math.max(0, queryLong(ex, "wait_ms", defaultWaitMs)));
+    long wait = RequestInput.queryLong(ex, "wait_ms", defaultWaitMs, 0, maxWaitMs);
+    OrderResult now = queries.result(where, key);
+    if (now != null) {
+      respondResult(ex, now);
+      return;
+    }
+    // A waiting poll holds a connection and a waiter: bounded per member and in all.
+    Runnable release = polls.acquire(member);
     AtomicBoolean answered = new AtomicBoolean();
     // The results table announces on a stream thread: answer on a gateway thread.
-    Runnable cancel = waiters.await(orderId, r -> {
+    Runnable cancel = waiters.await(key, r -> {
       if (answered.compareAndSet(false, true)) {
-        workers.execute(() -> respondResult(ex, member, r));
+        release.run();
+        workers.execute(() -> respondResult(ex, r));
       }
     });
-    OrderResult stored = queries.result(where, orderId);
+    OrderResult stored = queries.result(where, key);
     if (stored != null) {
       if (answered.compareAndSet(false, true)) {
         cancel.run();
-        respondResult(ex, member, stored);
+        release.run();
+        respondResult(ex, stored);
       }
       return;
     }
     timers.schedule(() -> {
       if (answered.compareAndSet(false, true)) {
         cancel.run();
+        release.run();
         workers.execute(() -> error(ex, new HttpError(404, "no result for order " + orderId + " after " + wait
             + " ms (pending or unknown)")));
       }
     }, wait, TimeUnit.MILLISECONDS);
   }
 
-  private void respondResult(HttpExchange ex, String member, OrderResult r) {
-    if (!r.getMemberId().equals(member)) {
-      error(ex, new HttpError(403, "order " + r.getOrderId() + " is not yours"));
-      return;
-    }
+  private void respondResult(HttpExchange ex, OrderResult r) {
     ObjectNode node = json.createObjectNode();
     node.put("order_id", r.getOrderId());
     node.put("status", r.getStatus().name());
@@ -283,6 +294,8 @@ public final class Gateway implements AutoCloseable {
     node.put("ingest_ts", r.getIngestTs().toString());
     node.put("processed_ts", r.getProcessedTs().toString());
     node.put("trace_id", r.getTraceId());
+    node.put("limit_price", r.getLimitPrice() == null ? null : r.getLimitPrice().toPlainString());
+    node.put("short_sale", r.getShortSale());
     send(ex, 200, node);
   }
 
@@ -365,7 +378,8 @@ public final class Gateway implements AutoCloseable {
     ObjectNode node = json.createObjectNode();
     node.put("state", state.name());
     node.put("instance", queries.self().host() + ":" + queries.self().port());
-    node.put("waiting_long_polls", waiters.waitingCount());
+    node.put("waiting_long_polls", polls.waiting());
+    node.put("result_waiters", waiters.waitingCount());
     send(ex, state == KafkaStreams.State.RUNNING ? 200 : 503, node);
   }
 
@@ -405,43 +419,13 @@ public final class Gateway implements AutoCloseable {
     }, workers);
   }
 
-  private static byte[] body(HttpExchange ex) {
-    try (InputStream in = ex.getRequestBody()) {
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new HttpError(400, "cannot read the request body: " + e.getMessage());
-    }
-  }
-
-  private static long queryLong(HttpExchange ex, String name, long fallback) {
-    String query = ex.getRequestURI().getRawQuery();
-    if (query == null) {
-      return fallback;
-    }
-    for (String pair : query.split("&")) {
-      String[] kv = pair.split("=", 2);
-      if (kv[0].equals(name) && kv.length == 2) {
-        try {
-          return Long.parseLong(kv[1]);
-        } catch (NumberFormatException e) {
-          throw HttpError.badField(name, "must be a whole number of milliseconds");
-        }
-      }
-    }
-    return fallback;
-  }
-
-  private static String decode(String segment) {
-    return URLDecoder.decode(segment, StandardCharsets.UTF_8);
-  }
-
   private void error(HttpExchange ex, HttpError e) {
     ObjectNode node = json.createObjectNode();
     node.put("error", e.getMessage());
     if (e.field != null) {
       node.put("field", e.field);
     }
-    if (e.status == 503) {
+    if (e.status == 503 || e.status == 429) {
       ex.getResponseHeaders().set("Retry-After", "1");
     }
     send(ex, e.status, node);

@@ -16,18 +16,32 @@ import java.util.UUID;
 
 /**
  * JSON order requests into Orders. Only the shape is checked here (types, required fields, decimal
- * places): a malformed request is answered 400 naming the field and nothing is written. Business
- * rules (a zero quantity, an unknown instrument) are the order flow's, which answers them with a
- * reason code like any other order.
+ * places, identifiers, timestamps): a malformed request is answered 400 naming the field and nothing
+ * is written. JSON is read strictly: one value and nothing after it, no duplicate keys, no NaN.
+ * Business rules (a zero quantity, an unknown instrument) are the order flow's, which answers them
+ * with a reason code like any other order.
  */
 final class OrderRequests {
   static final int MAX_BATCH = 1000;
   private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
       "limit_price", "short_sale", "client_ts", "trace_id");
+  /** Order ids: what FIX ClOrdIDs and UUIDs use; never the '|' that joins member and id in keys. */
+  private static final java.util.regex.Pattern ORDER_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+  /** The client's clock may be off, but not by more than a day: further is not a send time. */
+  static final long MAX_CLIENT_SKEW_MS = 24L * 3600 * 1000;
   private final ObjectMapper json;
 
   OrderRequests(ObjectMapper json) {
     this.json = json;
+  }
+
+  static ObjectMapper strictJson() {
+    return com.fasterxml.jackson.databind.json.JsonMapper.builder()
+        .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        // a price sent as a JSON number is read exactly, never through a double
+        .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .build();
   }
 
   Order one(byte[] body, long nowMs) {
@@ -67,7 +81,8 @@ final class OrderRequests {
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new HttpError(400, "body is not JSON: " + e.getOriginalMessage());
+      throw new HttpError(400, "body is not JSON (one value, no duplicate keys, no NaN): "
+          + abbreviate(String.valueOf(e.getOriginalMessage())));
     } catch (IOException e) {
       throw new HttpError(400, "cannot read the body: " + e.getMessage());
     }
@@ -92,13 +107,20 @@ final class OrderRequests {
       throw HttpError.badField(at + "quantity", "required");
     }
     if (!quantity.isIntegralNumber() || !quantity.canConvertToLong()) {
-      throw HttpError.badField(at + "quantity", "must be a whole number, got " + quantity);
+      throw HttpError.badField(at + "quantity", "must be a whole number within 64 bits, got "
+          + abbreviate(quantity.toString()));
     }
     String orderId = text(node, at, "order_id", false, 64);
-    String clientTs = null;
+    if (orderId != null && !ORDER_ID.matcher(orderId).matches()) {
+      throw HttpError.badField(at + "order_id", "1 to 64 letters, digits or . _ : -");
+    }
     JsonNode ts = node.get("client_ts");
     if (ts != null && !ts.isNull() && !(ts.isIntegralNumber() && ts.canConvertToLong())) {
       throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + ts);
+    }
+    if (ts != null && !ts.isNull() && Math.abs(ts.longValue() - nowMs) > MAX_CLIENT_SKEW_MS) {
+      throw HttpError.badField(at + "client_ts", "must be within a day of the broker's clock (epoch ms "
+          + nowMs + "), got " + ts.longValue());
     }
     JsonNode shortSale = node.get("short_sale");
     if (shortSale != null && !shortSale.isNull() && !shortSale.isBoolean()) {
@@ -126,12 +148,19 @@ final class OrderRequests {
       return null;
     }
     if (!value.isTextual() || value.asText().isBlank()) {
-      throw HttpError.badField(at + field, "must be a non-empty string, got " + value);
+      throw HttpError.badField(at + field, "must be a non-empty string, got " + abbreviate(value.toString()));
     }
     if (value.asText().length() > maxLength) {
       throw HttpError.badField(at + field, "longer than " + maxLength + " characters");
     }
+    if (RequestInput.hasControl(value.asText())) {
+      throw HttpError.badField(at + field, "control characters are not allowed");
+    }
     return value.asText();
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 37) + "...";
   }
 
   /** A price as a JSON string or number, at most 6 decimal places and 12 integer digits (decimal(18,6)). */
@@ -147,15 +176,16 @@ final class OrderRequests {
       price = null;
     }
     if (price == null) {
-      throw HttpError.badField(at + field, "must be a decimal number, got " + value);
+      throw HttpError.badField(at + field, "must be a decimal number, got " + abbreviate(value.toString()));
     }
-    if (price.stripTrailingZeros().scale() > 6) {
-      throw HttpError.badField(at + field, "at most 6 decimal places, got " + price.toPlainString());
+    // Judge size and places before scaling: 1e999999999 would be a billion digits once scaled.
+    BigDecimal stripped = price.stripTrailingZeros();
+    if (stripped.precision() - stripped.scale() > 12) {
+      throw HttpError.badField(at + field, "too large: at most 12 digits before the point");
     }
-    BigDecimal scaled = price.setScale(6, java.math.RoundingMode.UNNECESSARY);
-    if (scaled.precision() - scaled.scale() > 12) {
-      throw HttpError.badField(at + field, "too large: " + price.toPlainString());
+    if (stripped.scale() > 6) {
+      throw HttpError.badField(at + field, "at most 6 decimal places");
     }
-    return scaled;
+    return price.setScale(6, java.math.RoundingMode.UNNECESSARY);
   }
 }

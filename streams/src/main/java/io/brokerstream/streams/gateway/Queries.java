@@ -1,5 +1,6 @@
 package io.brokerstream.streams.gateway;
 
+import io.brokerstream.avro.ApiKey;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.streams.state.AccountEntry;
@@ -89,12 +90,8 @@ final class Queries {
     return this.<Member>globalStore(StoreNames.MEMBERS).get(memberId);
   }
 
-  List<Member> members() {
-    List<Member> out = new ArrayList<>();
-    try (KeyValueIterator<String, Member> it = this.<Member>globalStore(StoreNames.MEMBERS).all()) {
-      it.forEachRemaining(kv -> out.add(kv.value));
-    }
-    return out;
+  ApiKey apiKey(String sha256) {
+    return this.<ApiKey>globalStore(StoreNames.API_KEYS).get(sha256);
   }
 
   private <V> ReadOnlyKeyValueStore<String, V> globalStore(String name) {

@@ -13,12 +13,16 @@ import io.brokerstream.streams.domain.ReferenceData;
 import io.brokerstream.streams.state.PositionState;
 import io.brokerstream.streams.state.RiskState;
 import io.brokerstream.trace.Stages;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -26,6 +30,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * member's risk, decide, and on a fill write both back with the account's cash, then emit the
  * result, the new position and any realized P&L. Under exactly-once the store writes and the emitted
  * records commit together or not at all.
+ *
+ * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
+ * {@code orders.dedup-retention}, and a second record of one (a retry through any gateway instance,
+ * a producer that wrote it twice, a replay) books nothing and emits nothing: the first result stands.
+ * The time that decides is the broker's: the order record's append time.
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
   public static final String RESULTS_SINK = "order-results-sink";
@@ -38,15 +47,20 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private KeyValueStore<String, PositionState> positions;
   private KeyValueStore<String, RiskState> risk;
   private KeyValueStore<String, Long> cash;
+  private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
+  private final long dedupRetentionMs;
+  private String sweepFrom;
 
-  public OrderProcessor(OrderDecider decider, ReferenceCache cache) {
-    this(decider, context -> new StoreReferenceData(context, cache));
+  public OrderProcessor(OrderDecider decider, ReferenceCache cache, Duration dedupRetention) {
+    this(decider, context -> new StoreReferenceData(context, cache), dedupRetention);
   }
 
-  OrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+  OrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+      Duration dedupRetention) {
     this.decider = decider;
     this.referenceData = referenceData;
+    this.dedupRetentionMs = dedupRetention.toMillis();
   }
 
   @Override
@@ -55,7 +69,10 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     positions = context.getStateStore(StoreNames.POSITIONS);
     risk = context.getStateStore(StoreNames.MEMBER_RISK);
     cash = context.getStateStore(StoreNames.ACCOUNT_CASH);
+    orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
+    // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
+    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::sweepOrderIds);
   }
 
   @Override
@@ -69,22 +86,29 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
       throw new IllegalArgumentException("an order record without a value (tombstone) cannot be decided");
     }
     String member = record.key() == null ? "" : record.key();
+    String resultKey = Topics.resultKey(member, order.getOrderId());
+    if (orderIds.get(resultKey) != null) {
+      return; // a retry: the first record of this order was decided and its result stands
+    }
+    orderIds.put(resultKey, record.timestamp());
+    Instant received = Instant.ofEpochMilli(record.timestamp());
     String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
     PositionState position = orElse(positions.get(positionKey), PositionState.FLAT);
     RiskState memberRisk = member.isEmpty() ? RiskState.NONE : orElse(risk.get(member), RiskState.NONE);
 
-    Decision decision = decider.decide(order, member, ref, position, memberRisk);
+    Decision decision = decider.decide(order, member, received, ref, position, memberRisk);
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     OrderResult.Builder result = OrderResult.newBuilder()
         .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
         .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
-        .setClientTs(order.getClientTs()).setIngestTs(Instant.ofEpochMilli(record.timestamp()))
-        .setProcessedTs(now).setTraceId(order.getTraceId());
+        .setClientTs(order.getClientTs()).setIngestTs(received)
+        .setProcessedTs(now).setTraceId(order.getTraceId()).setLimitPrice(order.getLimitPrice())
+        .setShortSale(order.getShortSale());
 
     if (decision instanceof Decision.Rejected rejected) {
       result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
       decided(record, traced);
-      context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
+      context.forward(record.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
       return;
     }
     Decision.Filled fill = (Decision.Filled) decision;
@@ -95,7 +119,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
         .setRealizedPnl(Micros.toDecimal(fill.realized()));
     decided(record, traced);
-    context.forward(record.withKey(order.getOrderId()).withValue(result.build()), RESULTS_SINK);
+    context.forward(record.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
     context.forward(record.withKey(positionKey).withValue(Position.newBuilder()
         .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
         .setUnderlyingId(fill.underlyingId()).setMultiplier(fill.multiplier())
@@ -109,6 +133,25 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
           .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
           .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
     }
+  }
+
+  static final int SWEEP_SLICE = 20_000;
+
+  /** Deletes order ids older than the retention, up to a slice per call, resuming where it stopped. */
+  void sweepOrderIds(long now) {
+    long oldest = now - dedupRetentionMs;
+    int seen = 0;
+    java.util.List<String> expired = new java.util.ArrayList<>();
+    try (KeyValueIterator<String, Long> it = sweepFrom == null ? orderIds.all() : orderIds.range(sweepFrom, null)) {
+      while (it.hasNext() && seen++ < SWEEP_SLICE) {
+        KeyValue<String, Long> kv = it.next();
+        if (kv.value < oldest) {
+          expired.add(kv.key);
+        }
+      }
+      sweepFrom = it.hasNext() ? it.next().key : null; // null: start over next time
+    }
+    expired.forEach(orderIds::delete);
   }
 
   /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */

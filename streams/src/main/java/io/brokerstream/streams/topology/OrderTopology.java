@@ -9,8 +9,11 @@ import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.domain.OrderDecider;
+import io.brokerstream.streams.domain.TickRules;
 import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.serialization.Serde;
@@ -18,8 +21,11 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -32,10 +38,12 @@ import org.apache.kafka.streams.state.Stores;
  * <ol>
  *   <li>reference data and the latest prices as global stores, so any instance can check any order
  *       and the gateway can answer from any instance;
- *   <li>price ticks folded to the latest per instrument between commits, into prices.latest;
+ *   <li>price ticks checked (a refused one is dead-lettered with its fault) and the accepted ones
+ *       folded to the latest per instrument between commits, into prices.latest, which both the
+ *       order flow and the P&L job price with;
  *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
- *       risk and cash, emitting results, positions and realized P&L;
- *   <li>results materialized by order id for the gateway's long polls.
+ *       risk, cash and the order ids it already decided, emitting results, positions and realized P&L;
+ *   <li>results materialized by member|order id for the gateway's long polls.
  * </ol>
  */
 public final class OrderTopology {
@@ -43,14 +51,21 @@ public final class OrderTopology {
 
   public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
       BiConsumer<String, OrderResult> onResult) {
+    return build(settings, serdes, streamsProps, onResult, new ReferenceCache());
+  }
+
+  /** With the cache of decoded reference data the gateway shares (API keys, members). */
+  public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
+      BiConsumer<String, OrderResult> onResult, ReferenceCache cache) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
 
     // Reference data and latest prices as global stores: a change in Postgres reaches validation
-    // through Debezium; the updaters also drop what the cache of decoded values holds for a key.
-    ReferenceCache cache = new ReferenceCache();
+    // (and the gateway's key lookups) through Debezium; the updaters also drop what the cache of
+    // decoded values holds for a key.
     globalStore(builder, StoreNames.MEMBERS, Topics.REF_MEMBERS, serdes.member(), cache);
+    globalStore(builder, StoreNames.API_KEYS, Topics.REF_API_KEYS, serdes.apiKey(), cache);
     globalStore(builder, StoreNames.INSTRUMENTS, Topics.REF_INSTRUMENTS, serdes.instrument(), cache);
     globalStore(builder, StoreNames.EQUITY_STARTS, Topics.REF_EQUITY_STARTS, serdes.equityStart(), cache);
     globalStore(builder, StoreNames.PRICES, Topics.PRICES_LATEST, serdes.tick(), cache);
@@ -61,15 +76,28 @@ public final class OrderTopology {
         Topics.REF_ACCOUNTS, Consumed.<String, Account>with(keys, serdes.account()),
         () -> new AccountsStoreUpdater(cache));
 
+    // A tick is a feed's claim: check it before it may price anything; refused ones are kept with
+    // their fault.
+    TickRules tickRules = new TickRules(Micros.parse(settings.get("orders.max-price")),
+        settings.getDouble("ticks.max-jump-factor"));
+    Map<String, KStream<String, TickValidator.Checked>> ticks = builder.stream(Topics.PRICE_TICKS,
+            Consumed.with(keys, serdes.tick()))
+        .processValues(() -> new TickValidator(tickRules, cache, serdes.tickCodec(), settings.get("application.id")),
+            Named.as("validate-ticks"))
+        .split(Named.as("ticks-"))
+        .branch((id, checked) -> checked.refused() == null, Branched.as("accepted"))
+        .defaultBranch(Branched.as("refused"));
+    ticks.get("ticks-refused").mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
+        .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.
-    builder.stream(Topics.PRICE_TICKS, Consumed.with(keys, serdes.tick()))
+    ticks.get("ticks-accepted").mapValues(TickValidator.Checked::tick, Named.as("accepted-tick"))
         .toTable(Materialized.<String, PriceTick, KeyValueStore<Bytes, byte[]>>as(StoreNames.LATEST_TICKS)
             .withKeySerde(keys).withValueSerde(serdes.tick()).withLoggingDisabled().withCachingEnabled())
         .toStream()
         .to(Topics.PRICES_LATEST, Produced.with(keys, serdes.tick()));
 
-    // Results by order id; the order-results topic itself is the changelog (topology optimization).
+    // Results by member|order id; the order-results topic itself is the changelog (topology optimization).
     builder.table(Topics.ORDER_RESULTS, Consumed.with(keys, serdes.result()),
             Materialized.<String, OrderResult, KeyValueStore<Bytes, byte[]>>as(StoreNames.ORDER_RESULTS)
                 .withKeySerde(keys).withValueSerde(serdes.result()).withCachingDisabled())
@@ -83,13 +111,17 @@ public final class OrderTopology {
     OrderDecider decider = new OrderDecider(
         new OptionPricer(settings.getDouble("pricing.rate"), settings.getInt("pricing.binomial-steps")),
         Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
+    Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor("decide", () -> new OrderProcessor(decider, cache), "orders-source")
+        .addProcessor("decide", () -> new OrderProcessor(decider, cache, dedup), "orders-source")
         // Positions are many and mostly written once per commit: no record cache in front of them.
         // Risk and cash are per member and account: the cache folds their many updates per commit.
         .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
         .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
         .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
+        // Every order id a member used: many, each written once and read once on arrival, kept a day.
+        // On disk (RocksDB, bounded memory), not on the heap; no record cache.
+        .addStateStore(memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
         .addSink(OrderProcessor.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
             "decide")
         .addSink(OrderProcessor.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),

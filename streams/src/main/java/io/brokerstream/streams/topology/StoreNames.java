@@ -8,11 +8,15 @@ public final class StoreNames {
   public static final String INSTRUMENTS = "instruments";
   public static final String EQUITY_STARTS = "equity-starts";
   public static final String PRICES = "prices";
+  /** key SHA-256 -> the API key's member and status: the gateway's identity lookup. */
+  public static final String API_KEYS = "api-keys";
   // per member task (co-partitioned with orders, keyed by member)
   public static final String POSITIONS = "positions";
   public static final String MEMBER_RISK = "member-risk";
   public static final String ACCOUNT_CASH = "account-cash";
-  // per order id (partitioned like order-results)
+  /** member|order id -> when the broker received the order: a retry of it books nothing. */
+  public static final String ORDER_IDS = "order-ids";
+  // per member|order id (partitioned like order-results)
   public static final String ORDER_RESULTS = "order-results-store";
   // dedupes ticks between commits
   public static final String LATEST_TICKS = "latest-ticks";

@@ -9,7 +9,7 @@ import io.brokerstream.streams.domain.ReferenceData;
 import io.brokerstream.streams.state.AccountEntry;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessingContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -27,7 +27,7 @@ final class StoreReferenceData implements ReferenceData {
   private final KeyValueStore<String, EquityStart> equityStarts;
   private final KeyValueStore<String, PriceTick> prices;
 
-  StoreReferenceData(ProcessorContext<?, ?> context, ReferenceCache cache) {
+  StoreReferenceData(ProcessingContext context, ReferenceCache cache) {
     this.cache = cache;
     members = context.getStateStore(StoreNames.MEMBERS);
     accounts = context.getStateStore(StoreNames.ACCOUNTS);

@@ -59,6 +59,7 @@ final class FlowFixture implements AutoCloseable {
   final TestOutputTopic<String, RealizedPnl> realized;
   final TestOutputTopic<String, PriceTick> pricesOut;
   final TestOutputTopic<String, DeadLetter> deadLetters;
+  final TestOutputTopic<String, DeadLetter> deadTicks;
   private int orderNo;
 
   FlowFixture() {
@@ -97,12 +98,13 @@ final class FlowFixture implements AutoCloseable {
     AvroCodec<DeadLetter> dlq = serdes.deadLetters();
     deadLetters = driver.createOutputTopic(Topics.DEAD_LETTERS, keyOut,
         (topic, bytes) -> dlq.decode(bytes));
+    deadTicks = driver.createOutputTopic(Topics.DEAD_TICKS, keyOut, (topic, bytes) -> dlq.decode(bytes));
   }
 
   // --- reference data -----------------------------------------------------------------------------
   FlowFixture member(String id, String status, String creditLimit) {
     members.pipeInput(id, Member.newBuilder().setMemberId(id).setName(id).setStatus(status)
-        .setCreditLimit(money(creditLimit)).setApiKeySha256(null).build());
+        .setCreditLimit(money(creditLimit)).build());
     return this;
   }
 
@@ -168,7 +170,12 @@ final class FlowFixture implements AutoCloseable {
   }
 
   OrderResult send(String member, Order order) {
-    orders.pipeInput(member, order, NOW);
+    return sendAt(member, order, NOW);
+  }
+
+  /** The order as the broker received it at `received` (its record's append time). */
+  OrderResult sendAt(String member, Order order, Instant received) {
+    orders.pipeInput(member, order, received);
     return results.readValue();
   }
 

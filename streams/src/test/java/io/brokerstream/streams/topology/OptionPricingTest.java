@@ -25,8 +25,8 @@ class OptionPricingTest {
 
   private double fill(String option) {
     Order order = flow.order("A1", option, Side.BUY, 1, null);
-    order.setClientTs(MATURITY.plusDays(1).atStartOfDay(ZoneOffset.UTC).minusDays(365).toInstant());
-    var result = flow.send("M1", order);
+    // a year before the end of the maturity day, by the broker's clock (the record's append time)
+    var result = flow.sendAt("M1", order, MATURITY.plusDays(1).atStartOfDay(ZoneOffset.UTC).minusDays(365).toInstant());
     assertThat(result.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     return Micros.toModel(Micros.of(result.getFillPrice()));
   }

@@ -18,6 +18,7 @@ class PricesAndResultsTest {
 
   @Test
   void ticksAreFoldedToTheLatestPerInstrumentPerCommit() {
+    flow.equity("EQ9", "ACTIVE");
     flow.ticks.pipeInput("EQ1", FlowFixture.tick("EQ1", "101", 2));
     flow.ticks.pipeInput("EQ1", FlowFixture.tick("EQ1", "102", 3));
     flow.ticks.pipeInput("EQ9", FlowFixture.tick("EQ9", "7", 1));
@@ -31,11 +32,12 @@ class PricesAndResultsTest {
   }
 
   @Test
-  void resultsAreQueryableByOrderIdAndAnnounced() {
+  void resultsAreQueryableByMemberAndOrderIdAndAnnounced() {
     // the driver feeds what the flow writes to order-results back into the table, as Kafka would
     OrderResult sent = flow.buy("A1", "EQ1", 1);
     var store = flow.driver.<String, OrderResult>getTimestampedKeyValueStore(StoreNames.ORDER_RESULTS);
-    assertThat(store.get(sent.getOrderId()).value()).isEqualTo(sent);
+    assertThat(store.get("M1|" + sent.getOrderId()).value()).isEqualTo(sent);
+    assertThat(store.get(sent.getOrderId())).isNull();
     assertThat(flow.notified).containsExactly(sent);
   }
 }
