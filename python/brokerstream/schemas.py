@@ -141,10 +141,18 @@ class Registry:
     """The Confluent REST API of the schema registry (Apicurio's ccompat, or Confluent's)."""
 
     def __init__(self, url: str, timeout: float = 10.0):
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.http = requests.Session()
         self.http.headers["Content-Type"] = CONTENT_TYPE
+        # A registry that is restarting is asked again with backoff (about 40 s in all), not given up on;
+        # 4xx answers (incompatible, unknown) are final at once.
+        retry = Retry(total=12, connect=12, read=6, status=12, backoff_factor=0.2, backoff_max=5,
+                      status_forcelist=(500, 502, 503, 504), allowed_methods=None, raise_on_status=False)
+        self.http.mount("http://", HTTPAdapter(max_retries=retry))
+        self.http.mount("https://", HTTPAdapter(max_retries=retry))
 
     def _post(self, path: str, schema: str) -> requests.Response:
         return self.http.post(self.url + path, data=json.dumps({"schema": schema, "schemaType": "AVRO"}),

@@ -9,6 +9,7 @@ import io.brokerstream.avro.PriceTick;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ class RestSchemaRegistryTest {
   private HttpServer server;
   private final List<String> requests = new ArrayList<>();
   private final ObjectMapper json = new ObjectMapper();
+  private volatile int failing;
 
   @BeforeEach
   void start() throws IOException {
@@ -31,7 +33,11 @@ class RestSchemaRegistryTest {
       requests.add(exchange.getRequestMethod() + " " + path);
       String answer;
       int status = 200;
-      if (path.equals("/subjects/ticks-value/versions")) {
+      if (failing > 0) {
+        failing--;
+        status = 503;
+        answer = "{\"error_code\": 50301}";
+      } else if (path.equals("/subjects/ticks-value/versions")) {
         Map<?, ?> request = json.readValue(body, Map.class);
         assertThat(request.get("schemaType")).isEqualTo("AVRO");
         answer = "{\"id\": 17}";
@@ -87,9 +93,32 @@ class RestSchemaRegistryTest {
   }
 
   @Test
-  void anUnreachableRegistryIsAClearError() {
-    RestSchemaRegistry registry = new RestSchemaRegistry("http://127.0.0.1:1");
+  void anUnreachableRegistryIsRetriedThenAClearErrorOfItsOwnKind() {
+    RestSchemaRegistry registry = new RestSchemaRegistry("http://127.0.0.1:1", Duration.ofSeconds(1),
+        Duration.ofMillis(700));
+    long t0 = System.nanoTime();
     assertThatThrownBy(() -> registry.schemaById(1))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("unreachable");
+        .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining("unreachable");
+    assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(300L, 3000L); // it tried again meanwhile
+  }
+
+  @Test
+  void aRegistryThatComesBackIsAnsweredWithoutAnError() {
+    failing = 3; // 503 three times, then the real answer
+    RestSchemaRegistry registry = new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
+    assertThat(registry.schemaById(17)).isEqualTo(PriceTick.getClassSchema());
+    assertThat(requests).hasSize(4);
+    // and once cached, an outage no longer matters
+    failing = 1000;
+    assertThat(registry.schemaById(17)).isEqualTo(PriceTick.getClassSchema());
+    assertThat(requests).hasSize(4);
+  }
+
+  @Test
+  void aNotFoundIsFinalAtOnce() {
+    RestSchemaRegistry registry = new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
+    assertThatThrownBy(() -> registry.schemaById(99)).isInstanceOf(SerdeException.class)
+        .isNotInstanceOf(RegistryUnavailableException.class).hasMessageContaining("404");
+    assertThat(requests).hasSize(1);
   }
 }
