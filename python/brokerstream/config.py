@@ -136,7 +136,8 @@ class Config:
         return self["BS_GATEWAY_URL"]
 
     def postgres_dsn(self, db: str | None = None) -> str:
-        return (f"postgresql://{self['BS_POSTGRES_USER']}:{self['BS_POSTGRES_PASSWORD']}"
+        from urllib.parse import quote  # a password may hold '@', ':' or '/'
+        return (f"postgresql://{quote(self['BS_POSTGRES_USER'], safe='')}:{quote(self['BS_POSTGRES_PASSWORD'], safe='')}"
                 f"@{self['BS_POSTGRES_HOST']}:{self.port('postgres')}/{db or self['BS_POSTGRES_DB']}")
 
     def java(self, min_version: int = 17) -> str:

@@ -34,6 +34,14 @@ def pnl_arguments(cfg: Config) -> list[str]:
     return [f"--{k}={v}" for k, v in values.items()]
 
 
+class FlinkError(UserError):
+    """A refusal of Flink's REST API; `detail` keeps the whole answer (stack traces and causes)."""
+
+    def __init__(self, message: str, detail: str):
+        super().__init__(message)
+        self.detail = detail
+
+
 @dataclass
 class Job:
     job_id: str
@@ -49,7 +57,7 @@ class Flink:
     def _call(self, method: str, path: str, **kw) -> dict:
         resp = requests.request(method, self.url + path, timeout=self.timeout, **kw)
         if resp.status_code >= 400:
-            raise UserError(f"Flink REST {method} {path}: {resp.status_code} {resp.text[:500]}")
+            raise FlinkError(f"Flink REST {method} {path}: {resp.status_code} {resp.text[:500]}", resp.text)
         return resp.json() if resp.content else {}
 
     def jobs(self) -> list[Job]:
@@ -135,12 +143,31 @@ def deploy(cfg: Config, *, resume: bool = True) -> str:
         raise UserError(f"{jar} is missing: build it with ./brokerstream install")
     marker = savepoint_marker(cfg)
     savepoint = marker.read_text().strip() if resume and marker.exists() else None
-    job_id = flink.submit(jar, pnl_arguments(cfg), savepoint)
+    note = ""
+    try:
+        job_id = flink.submit(jar, pnl_arguments(cfg), savepoint)
+    except FlinkError as exc:
+        if not savepoint or not savepoint_mismatch(exc.detail):
+            raise
+        # A savepoint of an older version of the job whose operators changed: its state is rebuilt
+        # from the compacted topics (positions, reference data, prices) on a fresh start, so nothing
+        # is lost but the time to read them; the old savepoint stays where it is.
+        marker.rename(marker.with_name(marker.name + ".unusable"))
+        note = f", started fresh: the savepoint {savepoint} does not fit this version of the job"
+        savepoint = None
+        job_id = flink.submit(jar, pnl_arguments(cfg), None)
     flink.wait_state(job_id, {"RUNNING"})
     flink.wait_tasks_running(job_id)
     if savepoint:
         marker.unlink()
-    return f"{PNL_JOB} running ({job_id})" + (f", resumed from {savepoint}" if savepoint else "")
+    return f"{PNL_JOB} running ({job_id})" + (f", resumed from {savepoint}" if savepoint else note)
+
+
+def savepoint_mismatch(error: str) -> bool:
+    """Whether Flink refused a savepoint because the job's operators or state no longer match it."""
+    return any(text in error for text in ("Cannot map checkpoint/savepoint state",
+                                          "Failed to rollback to checkpoint/savepoint",
+                                          "StateMigrationException", "incompatible"))
 
 
 def stop(cfg: Config) -> str:

@@ -100,6 +100,28 @@ def test_postgres_creates_and_reads_a_table(stack):
         assert conn.execute("SHOW wal_level").fetchone() == ("logical",)
 
 
+def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stack):
+    host, port = stack["BS_POSTGRES_HOST"], stack.port("postgres")
+    attempts = [("postgres", ""), ("postgres", "postgres"), (stack["BS_POSTGRES_USER"], ""),
+                (stack["BS_POSTGRES_USER"], stack["BS_POSTGRES_PASSWORD"] + "-wrong")]
+    for user, password in attempts:
+        with pytest.raises(psycopg.OperationalError) as refused:
+            psycopg.connect(host=host, port=port, user=user, password=password, dbname="postgres",
+                            connect_timeout=5).close()
+        assert "password authentication failed" in str(refused.value) or "rejects connection" in str(refused.value) \
+            or "no password supplied" in str(refused.value), (user, str(refused.value))
+    # the registry's password is in its environment, not on its command line
+    for proc_dir in os.listdir("/proc"):
+        if proc_dir.isdigit():
+            try:
+                with open(f"/proc/{proc_dir}/cmdline", "rb") as f:
+                    argv = f.read().decode(errors="replace")
+            except OSError:
+                continue
+            if "quarkus-run.jar" in argv:
+                assert f"password={stack['BS_POSTGRES_PASSWORD']}" not in argv
+
+
 def test_connect_has_the_debezium_plugins_and_the_avro_converter(stack):
     with urllib.request.urlopen(stack.connect_url + "/connector-plugins?connectorsOnly=false", timeout=10) as r:
         classes = {p["class"] for p in json.load(r)}

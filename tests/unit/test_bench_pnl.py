@@ -30,3 +30,10 @@ def test_counters_that_never_move_are_an_error_not_a_rate_of_zero(monkeypatch):
     monkeypatch.setattr(pnl.time, "monotonic", lambda: next(clock))
     with pytest.raises(RuntimeError, match="did not move"):
         pnl._fresh_counters(CachedCounters([5.0], refresh_after=1), "job", timeout=30)
+
+
+def test_a_savepoint_of_another_job_version_is_told_apart_from_other_failures():
+    from brokerstream.flinkjobs import savepoint_mismatch
+    assert savepoint_mismatch("Failed to rollback to checkpoint/savepoint file:/x. Cannot map checkpoint/savepoint "
+                              "state for operator 3539 to the new program")
+    assert not savepoint_mismatch("Could not execute application: Connection refused")

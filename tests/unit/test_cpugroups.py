@@ -18,7 +18,7 @@ def test_each_group_gets_its_configured_shares(tmp_path):
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on", BS_CPU_SHARES_PNL="300"), root=root)
     cg.ensure()
     assert (cg.path("pnl") / "cpu.shares").read_text() == "300"
-    assert (cg.path("orders") / "cpu.shares").read_text() == "8192"
+    assert (cg.path("orders") / "cpu.shares").read_text() == "4096"
     assert sorted(p.name for p in cg.parent.iterdir()) == sorted(GROUPS)
 
 

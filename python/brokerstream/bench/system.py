@@ -77,12 +77,18 @@ class StepResult:
     max_late_ms: float
     offsets_per_order: float
     lags: dict
+    sampled_ms: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
     http_failures: list = field(default_factory=list)
 
     @property
     def sustained(self) -> bool:
         return not self.failures
+
+    def order_hops_total_ms(self) -> float:
+        """The sum of the order hops' means up to the committed result: for the same sampled orders it
+        equals their mean due -> committed latency (the stages add up)."""
+        return sum(self.hops_ms.get(h, {}).get("mean", 0.0) for h in ORDER_HOPS if h != "postgres")
 
     @property
     def gateway_ok(self) -> bool:
@@ -155,6 +161,10 @@ def hop_lines(step: StepResult) -> list[str]:
         if not rows or total <= 0:
             continue
         computing = sum(r.get("mean", 0) for h, r in rows if h in COMPUTING)
+        if path == "order" and step.sampled_ms.get("count"):
+            out.append(f"  sampled orders: {step.sampled_ms['count']:,}, due -> committed mean "
+                       f"{step.sampled_ms['mean']:,.1f} ms; their hops up to the commit add up to "
+                       f"{step.order_hops_total_ms():,.1f} ms")
         out.append(f"  where a{'n' if path == 'order' else ''} {path}'s time goes (sampled, mean {total:,.1f} ms; "
                    f"computing {100 * computing / total:.0f} %, waiting and communication "
                    f"{100 * (total - computing) / total:.0f} %):")
@@ -239,6 +249,14 @@ def _percentiles(conn, sql: str, args) -> dict:
     return {"count": row[0], "mean": float(row[1]), "p50": float(row[2]), "p99": float(row[3]), "max": float(row[4])}
 
 
+def summarize(values: list[float]) -> dict:
+    if not values:
+        return {"count": 0}
+    v = sorted(values)
+    return {"count": len(v), "mean": sum(v) / len(v), "p50": v[len(v) // 2],
+            "p99": v[min(len(v) - 1, int(len(v) * 0.99))], "max": v[-1]}
+
+
 def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end: dt.datetime,
                   samples: list, timeout: float) -> tuple[dict, dict, dict, int]:
     """Order -> Postgres (due time to synced_at) for the step's orders, position -> Postgres (decision
@@ -263,11 +281,7 @@ def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end:
             visible = {s[0]: s[2] / 1000.0 for s in samples}  # order id -> visible (ms)
             rows = conn.execute("SELECT order_id, extract(epoch FROM synced_at) * 1000 FROM order_results "
                                 "WHERE order_id = ANY(%s)", (list(visible),)).fetchall()
-            values = sorted(max(0.0, float(ms) - visible[oid]) for oid, ms in rows)
-            if values:
-                hop = {"count": len(values), "mean": sum(values) / len(values),
-                       "p50": values[len(values) // 2], "p99": values[min(len(values) - 1, int(len(values) * 0.99))],
-                       "max": values[-1]}
+            hop = summarize([max(0.0, float(ms) - visible[oid]) for oid, ms in rows])
     return orders, positions, hop, max(0, expected - synced)
 
 
@@ -329,7 +343,7 @@ def lag_report(series: dict, slo: dict) -> dict:
 # --- the run --------------------------------------------------------------------------------------------
 def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 30, tick_rate: float = 10_000,
         http_max: float = 2000, positions: int = 20_000, settle: float = 60, seed: int = 17,
-        warmup_seconds: float = 10, ceiling: bool = True, stop_after_failures: int = 2,
+        warmup_seconds: float = 10, ceiling_records: int = 2_000_000, stop_after_failures: int = 2,
         progress=print) -> SystemResult:
     from ..bench.drain import open_prices
     from ..bench.pnl import write_positions
@@ -355,10 +369,10 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         progress(f"[system] {positions:,} open positions for the P&L job")
         write_positions(cfg, data, positions, 0.3, seed)
     kafka_ceiling = 0.0
-    if ceiling:
-        progress("[system] Kafka's producer ceiling (ProducerPerformance, 2,000,000 records)")
+    if ceiling_records:
+        progress(f"[system] Kafka's producer ceiling (ProducerPerformance, {ceiling_records:,} records)")
         from .ceiling import measure
-        kafka_ceiling = measure(cfg, preexec=lambda: cpu.join("clients"))
+        kafka_ceiling = measure(cfg, records=ceiling_records, preexec=lambda: cpu.join("clients"))
         progress(f"[system] ceiling {kafka_ceiling:,.0f} records/s")
 
     ctx = multiprocessing.get_context("fork")
@@ -411,7 +425,8 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 rss_mb={k: v / 2**20 for k, v in window.rss_max.items()},
                 client_cpu_cores=answer["client_cpu_seconds"] / max(answer["send_seconds"], 1e-9),
                 ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9), max_late_ms=answer["max_late_ms"],
-                offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo))
+                offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo),
+                sampled_ms=summarize([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]))
             judge(step, slo, window_ms)
             steps.append(step)
             progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {}).lines()[2])

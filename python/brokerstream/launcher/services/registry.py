@@ -5,6 +5,7 @@ compatibility rule is BACKWARD, the Confluent default; Apicurio's own default is
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .base import Launch, Service, http_ok, java_opts
@@ -33,7 +34,6 @@ class Registry(Service):
             "apicurio.datasource.url":
                 f"jdbc:postgresql://{host}:{self.cfg.port('postgres')}/{self.cfg['BS_REGISTRY_DB']}",
             "apicurio.datasource.username": self.cfg["BS_POSTGRES_USER"],
-            "apicurio.datasource.password": self.cfg["BS_POSTGRES_PASSWORD"],
             "apicurio.datasource.jdbc.initial-size": "2",
             "apicurio.datasource.jdbc.min-size": "2",
             "apicurio.datasource.jdbc.max-size": "20",
@@ -48,7 +48,10 @@ class Registry(Service):
         props = [f"-D{k}={v}" for k, v in self.properties().items()]
         argv = [self.cfg.java(min_version=21), *java_opts(self.cfg["BS_REGISTRY_HEAP"]),
                 f"-Djava.io.tmpdir={self.data}", *props, "-jar", "quarkus-run.jar"]
-        return Launch(argv=argv, cwd=self.layout.apicurio_home)
+        # The password goes in the environment (Quarkus maps APICURIO_DATASOURCE_PASSWORD to
+        # apicurio.datasource.password), not on the command line, which `ps` shows every user.
+        env = {**os.environ, "APICURIO_DATASOURCE_PASSWORD": self.cfg["BS_POSTGRES_PASSWORD"]}
+        return Launch(argv=argv, cwd=self.layout.apicurio_home, env=env)
 
     def healthy(self) -> bool:
         mgmt = f"http://{self.cfg.bind}:{self.cfg.port('registry_management')}"

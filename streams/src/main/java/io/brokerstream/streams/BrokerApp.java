@@ -54,6 +54,7 @@ public final class BrokerApp {
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
+    LocalState.rebuildIfTopologyChanged(streams, topology, Path.of(settings.get("state.dir")));
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicInteger replacements = new AtomicInteger();
     // A thread that dies of a transient error is replaced a few times; then the app stops, loudly.

@@ -243,13 +243,28 @@ public final class Gateway implements AutoCloseable {
       return;
     }
     long wait = RequestInput.queryLong(ex, "wait_ms", defaultWaitMs, 0, maxWaitMs);
-    OrderResult now = queries.result(where, key);
-    if (now != null) {
+    // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is read
+    // once per poll (after the waiter is registered, so no result slips between), except when no slot
+    // is free: a result that is already there is still answered rather than refused.
+    Runnable release;
+    try {
+      release = wait == 0 ? null : polls.acquire(member);
+    } catch (HttpError full) {
+      OrderResult now = queries.result(where, key);
+      if (now == null) {
+        throw full;
+      }
       respondResult(ex, now);
       return;
     }
-    // A waiting poll holds a connection and a waiter: bounded per member and in all.
-    Runnable release = polls.acquire(member);
+    if (release == null) {
+      OrderResult now = queries.result(where, key);
+      if (now == null) {
+        throw new HttpError(404, "no result for order " + orderId + " (pending or unknown)");
+      }
+      respondResult(ex, now);
+      return;
+    }
     AtomicBoolean answered = new AtomicBoolean();
     // The results table announces on a stream thread: answer on a gateway thread.
     Runnable cancel = waiters.await(key, r -> {

@@ -9,6 +9,7 @@ import io.brokerstream.streams.state.RiskState;
 import io.brokerstream.streams.topology.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -26,6 +27,7 @@ final class Queries {
   private static final Serializer<String> KEYS = Serdes.String().serializer();
   private final KafkaStreams streams;
   private final HostInfo self;
+  private final ConcurrentHashMap<String, ReadOnlyKeyValueStore<String, ?>> globals = new ConcurrentHashMap<>();
 
   Queries(KafkaStreams streams, HostInfo self) {
     this.streams = streams;
@@ -74,7 +76,7 @@ final class Queries {
   }
 
   AccountEntry account(String accountId) {
-    return this.<AccountEntry>globalStore(StoreNames.ACCOUNTS).get(StoreNames.accountKey(accountId));
+    return globalGet(StoreNames.ACCOUNTS, StoreNames.accountKey(accountId));
   }
 
   List<AccountEntry> accountsOf(String memberId) {
@@ -87,18 +89,37 @@ final class Queries {
   }
 
   Member member(String memberId) {
-    return this.<Member>globalStore(StoreNames.MEMBERS).get(memberId);
+    return globalGet(StoreNames.MEMBERS, memberId);
   }
 
   ApiKey apiKey(String sha256) {
-    return this.<ApiKey>globalStore(StoreNames.API_KEYS).get(sha256);
+    return globalGet(StoreNames.API_KEYS, sha256);
   }
 
+  // Every request reads two or three global stores; building the query wrapper each time showed in the
+  // gateway's profile. A global store never migrates, so its wrapper is kept until it throws.
+  @SuppressWarnings("unchecked")
   private <V> ReadOnlyKeyValueStore<String, V> globalStore(String name) {
+    ReadOnlyKeyValueStore<String, ?> cached = globals.get(name);
+    if (cached != null) {
+      return (ReadOnlyKeyValueStore<String, V>) cached;
+    }
     try {
-      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+      ReadOnlyKeyValueStore<String, V> store =
+          streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+      globals.put(name, store);
+      return store;
     } catch (InvalidStateStoreException e) {
       throw new HttpError(503, "reference data is loading; try again shortly");
+    }
+  }
+
+  private <V> V globalGet(String name, String key) {
+    try {
+      return this.<V>globalStore(name).get(key);
+    } catch (InvalidStateStoreException e) {
+      globals.remove(name);
+      throw new HttpError(503, "reference data is not readable right now; try again shortly");
     }
   }
 

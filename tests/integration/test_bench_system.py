@@ -1,0 +1,70 @@
+"""`bench system --short` on the real stack, every service on: the bench's own bookkeeping holds.
+
+Figures are not checked (a benchmark is not a timed test); what is checked is that the bench accounts
+for every order it sent, measured every consumer group's lag, and that the per-hop split of sampled
+orders adds up to their end-to-end latency.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+from .conftest import ROOT, launcher
+
+ORDER_HOPS_TO_COMMIT = ["client_queue", "to_gateway", "gateway", "kafka_append", "queue", "decide", "commit"]
+
+
+def _wait_for_pnl_job(cfg, timeout: float = 120) -> None:
+    from brokerstream.flinkjobs import PNL_JOB, Flink
+    deadline = time.monotonic() + timeout
+    while not Flink(cfg.flink_url).live(PNL_JOB):
+        assert time.monotonic() < deadline, f"{PNL_JOB} is not running on the test stack"
+        time.sleep(2)
+
+
+def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tmp_path):
+    _wait_for_pnl_job(stack)
+    out = tmp_path / "system.json"
+    proc = launcher(stack_env, "bench", "system", "--short", "--rates", "100,1500", "--tick-rate", "500",
+                    "--json", str(out), timeout=400)
+    printed = proc.stdout
+    assert "sustained capacity:" in printed and "ProducerPerformance" in printed, printed
+    body = json.loads(out.read_text())
+    steps = body["steps"]
+    assert [s["mode"] for s in steps] == ["http", "kafka"], printed
+
+    for s in steps:
+        label = f"step {s['index']} ({s['mode']} {s['rate']}/s)"
+        assert s["sent"] > 0, label
+        # every order sent has exactly one result
+        assert s["missing"] == 0 and s["duplicates"] == 0, (label, s["missing"], s["duplicates"])
+        assert s["outcomes"]["accepted"] + s["outcomes"]["rejected"] == s["sent"], (label, s["outcomes"])
+        assert s["outcomes"]["unsynced_in_postgres"] == 0, (label, s["outcomes"])
+        # lags measured for the order flow, the P&L job and the sinks
+        for group in ("brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-positions"):
+            assert group in s["lags"], (label, sorted(s["lags"]))
+        assert s["cpu_cores"].get("streams", 0) > 0 and s["cpu_cores"].get("kafka", 0) > 0, (label, s["cpu_cores"])
+        assert s["committed_ms"]["count"] == s["sent"], label
+        assert s["offsets_per_order"] >= 1, label  # at least the order itself
+        # the stages add up: for the sampled orders, the hops' means sum to the mean end-to-end latency
+        sampled = s["sampled_ms"]
+        assert sampled.get("count", 0) > 0, (label, "no sampled orders")
+        hops = s["hops_ms"]
+        for h in ORDER_HOPS_TO_COMMIT:
+            if s["mode"] == "kafka" and h in ("to_gateway", "gateway"):
+                continue  # written straight into Kafka: no gateway stamps
+            assert hops.get(h, {}).get("count") == sampled["count"], (label, h, hops.get(h), sampled)
+        total = sum(hops.get(h, {}).get("mean", 0.0) for h in ORDER_HOPS_TO_COMMIT)
+        assert abs(total - sampled["mean"]) <= max(3.0, 0.05 * sampled["mean"]), (label, total, sampled)
+    assert body["kafka_ceiling"] > 0
+
+    # stored in ClickHouse like every run (read by a process of its own: the embedded store has one owner)
+    check = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "-c",
+         "import sys; from brokerstream import config; from brokerstream.analytics import store; "
+         "c = store.connect(config.load()); "
+         f"print(c.query(\"SELECT count() FROM system_steps WHERE run_id = '{body['run_id']}'\").result_rows[0][0])"],
+        env={**stack_env, "PYTHONPATH": str(ROOT / "python")}, text=True, capture_output=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert int(check.stdout.strip().splitlines()[-1]) == len(steps)
