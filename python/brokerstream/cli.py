@@ -268,6 +268,9 @@ def cmd_sql(cfg, args) -> int:
 
 
 def cmd_bench(cfg, args) -> int:
+    args.tick_rate_given = args.tick_rate is not None
+    if args.tick_rate is None:
+        args.tick_rate = 10_000
     if args.which == "drain":
         from .bench import drain
         result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
@@ -315,12 +318,17 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             system.write(result, Path(args.json))
         return 0
-    from .bench import gateway
-    result = gateway.run(cfg, rate=args.rate or 1000, duration=args.duration)
+    # gateway: one HTTP step of the system bench (the same open-loop client), every service on
+    from .bench import system
+    rate = args.rate or 1000
+    result = system.run(cfg, rates=[rate], step_seconds=args.duration, http_max=rate,
+                        tick_rate=args.tick_rate if args.tick_rate_given else 1000,
+                        positions=args.positions if args.positions_given else 0, ceiling_records=0,
+                        warmup_seconds=10)
     for line in result.lines():
         print(f"[gateway] {line}")
     if args.json:
-        gateway.write(result, Path(args.json))
+        system.write(result, Path(args.json))
     return 0
 
 
@@ -435,7 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
     s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
-    s.add_argument("--tick-rate", type=float, default=10_000, help="drain/pnl: price ticks per second meanwhile")
+    s.add_argument("--tick-rate", type=float, default=None,
+                   help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway: 1,000)")
     s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
     s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
                                                "sink: orders per second (5000)")

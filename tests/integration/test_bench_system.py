@@ -2,7 +2,8 @@
 
 Figures are not checked (a benchmark is not a timed test); what is checked is that the bench accounts
 for every order it sent, measured every consumer group's lag, and that the per-hop split of sampled
-orders adds up to their end-to-end latency.
+orders adds up to their end-to-end latency. No extra positions (`--positions 0`): the bench writes
+those straight to the positions topic, which later tests replay against the orders.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _wait_for_pnl_job(cfg, timeout: float = 120) -> None:
 def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tmp_path):
     _wait_for_pnl_job(stack)
     out = tmp_path / "system.json"
-    proc = launcher(stack_env, "bench", "system", "--short", "--rates", "100,1500", "--tick-rate", "500",
+    proc = launcher(stack_env, "bench", "system", "--short", "--rates", "100,1500", "--tick-rate", "500", "--positions", "0",
                     "--json", str(out), timeout=400)
     printed = proc.stdout
     assert "sustained capacity:" in printed and "ProducerPerformance" in printed, printed
