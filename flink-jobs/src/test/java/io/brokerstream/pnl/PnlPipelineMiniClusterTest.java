@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brokerstream.money.Micros;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.configuration.Configuration;
@@ -89,9 +90,14 @@ class PnlPipelineMiniClusterTest {
     }
 
     List<PnlRecord> positions = out.stream().filter(r -> r.scope == PnlRecord.Scope.POSITION).toList();
-    assertThat(positions).extracting(PnlRecord::key)
-        .containsExactlyInAnyOrder("A1|EQ1", "A1|EQ2", "A2|OC1", "A3|EQ2"); // one revaluation each
-    PnlRecord a1eq1 = positions.stream().filter(r -> r.key().equals("A1|EQ1")).findFirst().orElseThrow();
+    assertThat(positions).extracting(PnlRecord::key).containsOnly("A1|EQ1", "A1|EQ2", "A2|OC1", "A3|EQ2");
+    // 100 ticks, one revaluation per position per window: once, or twice when a loaded machine let the
+    // ticks straddle a window boundary, never once per tick
+    Map<String, Long> revaluations = positions.stream()
+        .collect(java.util.stream.Collectors.groupingBy(PnlRecord::key, java.util.stream.Collectors.counting()));
+    assertThat(revaluations).hasSize(4);
+    assertThat(revaluations.values()).allSatisfy(n -> assertThat(n).isBetween(1L, 2L));
+    PnlRecord a1eq1 = last(out, PnlRecord.Scope.POSITION, "A1|EQ1");
     assertThat(a1eq1.markPriceMicros).isEqualTo(Micros.parse("100.49"));
     assertThat(a1eq1.unrealizedMicros).isEqualTo(Micros.parse("4.9"));
 
