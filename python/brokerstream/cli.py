@@ -306,7 +306,7 @@ def cmd_bench(cfg, args) -> int:
             rates = rates or [100.0, 1000.0]
             result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 8, tick_rate=args.tick_rate,
                                 http_max=args.http_max or 100, positions=args.positions if args.positions_given
-                                else 1000, settle=30, warmup_seconds=3,
+                                else 1000, settle=60, warmup_seconds=3,
                                 ceiling_records=0 if args.no_ceiling else 300_000)
         else:
             result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 30, tick_rate=args.tick_rate,

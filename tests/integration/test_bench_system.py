@@ -24,8 +24,26 @@ def _wait_for_pnl_job(cfg, timeout: float = 120) -> None:
         time.sleep(2)
 
 
+def _wait_for_the_sync(cfg, timeout: float = 180) -> None:
+    """Every connector running and the world's first results in Postgres: on a fresh stack Connect
+    is still starting its tasks when the first test begins, and the bench waits for Postgres only
+    its settle time."""
+    import psycopg
+    from brokerstream.connectors import check
+    deadline = time.monotonic() + timeout
+    while True:
+        problems = check(cfg)
+        with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+            synced = conn.execute("SELECT count(*) FROM order_results").fetchone()[0]
+        if not problems and synced > 0:
+            return
+        assert time.monotonic() < deadline, f"the sync never settled: {problems}, {synced} results in Postgres"
+        time.sleep(2)
+
+
 def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tmp_path):
     _wait_for_pnl_job(stack)
+    _wait_for_the_sync(stack)
     out = tmp_path / "system.json"
     proc = launcher(stack_env, "bench", "system", "--short", "--rates", "100,1500", "--tick-rate", "500", "--positions", "0",
                     "--json", str(out), timeout=400)
