@@ -239,6 +239,31 @@ def _tick_process(cfg: Config, seed: int, rate: float, stop, out) -> None:
     out.put(report.rate)
 
 
+def wait_for_reference_data(cfg: Config, data, progress, timeout: float = 300) -> None:
+    """Until the gateway knows the generated members' keys: right after `refdata load` Debezium may
+    still be carrying the reference tables, and a step sent meanwhile measures only 401s."""
+    import requests
+    member = next(m.member_id for m in data.members if m.status == "ACTIVE")
+    key = api_key(data.seed, member)
+    deadline = time.monotonic() + timeout
+    said = False
+    while True:
+        try:
+            status = requests.get(f"{cfg.gateway_url}/members/{member}/risk", headers={"X-Api-Key": key},
+                                  timeout=10).status_code
+        except requests.RequestException as e:
+            status = type(e).__name__
+        if status == 200:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the gateway still answers {status} for {member}'s generated key after {timeout:.0f} s:"
+                               " is the reference data loaded and Debezium running?")
+        if not said:
+            progress(f"[system] waiting for the reference data to reach the gateway ({status})")
+            said = True
+        time.sleep(2)
+
+
 # --- Postgres: how far the sync trails the flow ---------------------------------------------------------
 def _percentiles(conn, sql: str, args) -> dict:
     row = conn.execute(
@@ -365,6 +390,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
 
     progress("[system] opening prices")
     open_prices(cfg, data, seed)
+    wait_for_reference_data(cfg, data, progress)
     if positions:
         progress(f"[system] {positions:,} open positions for the P&L job")
         write_positions(cfg, data, positions, 0.3, seed)
