@@ -14,5 +14,6 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
+    return {"count": len(values), "mean": sum(values) / len(values) if values else float("nan"),
+            "p50": percentile(values, 50), "p95": percentile(values, 95),
             "p99": percentile(values, 99), "max": max(values) if values else float("nan")}

@@ -40,6 +40,7 @@ from ..gen.refdata import api_key
 from ..launcher.cpugroups import CpuGroups
 from ..launcher.layout import Layout
 from .probe import StackProbe, log_end_total, slope
+from .stats import summary
 
 SLO_FILE = Path(__file__).resolve().parents[3] / "loadtest" / "slo.yaml"
 SERVICES = ["postgres", "kafka", "registry", "connect", "flink-jobmanager", "flink-taskmanager",
@@ -274,14 +275,6 @@ def _percentiles(conn, sql: str, args) -> dict:
     return {"count": row[0], "mean": float(row[1]), "p50": float(row[2]), "p99": float(row[3]), "max": float(row[4])}
 
 
-def summarize(values: list[float]) -> dict:
-    if not values:
-        return {"count": 0}
-    v = sorted(values)
-    return {"count": len(v), "mean": sum(v) / len(v), "p50": v[len(v) // 2],
-            "p99": v[min(len(v) - 1, int(len(v) * 0.99))], "max": v[-1]}
-
-
 def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end: dt.datetime,
                   samples: list, timeout: float) -> tuple[dict, dict, dict, int]:
     """Order -> Postgres (due time to synced_at) for the step's orders, position -> Postgres (decision
@@ -306,7 +299,7 @@ def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end:
             visible = {s[0]: s[2] / 1000.0 for s in samples}  # order id -> visible (ms)
             rows = conn.execute("SELECT order_id, extract(epoch FROM synced_at) * 1000 FROM order_results "
                                 "WHERE order_id = ANY(%s)", (list(visible),)).fetchall()
-            hop = summarize([max(0.0, float(ms) - visible[oid]) for oid, ms in rows])
+            hop = summary([max(0.0, float(ms) - visible[oid]) for oid, ms in rows])
     return orders, positions, hop, max(0, expected - synced)
 
 
@@ -436,8 +429,8 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 cfg, step_tag, results, t0, t_sent, answer["samples"], settle)
             hops = dict(answer["hops_ms"])
             hops["postgres"] = pg_hop
-            for name, summary in answer["pnl_ms"].items():
-                hops[name] = summary
+            for name, pnl_hop in answer["pnl_ms"].items():
+                hops[name] = pnl_hop
             elapsed = (dt.datetime.now(dt.timezone.utc) - t0).total_seconds()
             step = StepResult(
                 index=i, mode=mode, rate=rate, seconds=step_seconds, achieved_rate=answer["achieved_rate"],
@@ -452,7 +445,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 client_cpu_cores=answer["client_cpu_seconds"] / max(answer["send_seconds"], 1e-9),
                 ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9), max_late_ms=answer["max_late_ms"],
                 offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo),
-                sampled_ms=summarize([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]))
+                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]))
             judge(step, slo, window_ms)
             steps.append(step)
             progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {}).lines()[2])

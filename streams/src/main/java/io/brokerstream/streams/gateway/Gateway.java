@@ -246,23 +246,15 @@ public final class Gateway implements AutoCloseable {
     // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is read
     // once per poll (after the waiter is registered, so no result slips between), except when no slot
     // is free: a result that is already there is still answered rather than refused.
-    Runnable release;
-    try {
-      release = wait == 0 ? null : polls.acquire(member);
-    } catch (HttpError full) {
-      OrderResult now = queries.result(where, key);
-      if (now == null) {
-        throw full;
-      }
-      respondResult(ex, now);
+    if (wait == 0) {
+      answerNow(ex, where, key, new HttpError(404, "no result for order " + orderId + " (pending or unknown)"));
       return;
     }
-    if (release == null) {
-      OrderResult now = queries.result(where, key);
-      if (now == null) {
-        throw new HttpError(404, "no result for order " + orderId + " (pending or unknown)");
-      }
-      respondResult(ex, now);
+    Runnable release;
+    try {
+      release = polls.acquire(member);
+    } catch (HttpError full) {
+      answerNow(ex, where, key, full);
       return;
     }
     AtomicBoolean answered = new AtomicBoolean();
@@ -290,6 +282,15 @@ public final class Gateway implements AutoCloseable {
             + " ms (pending or unknown)")));
       }
     }, wait, TimeUnit.MILLISECONDS);
+  }
+
+  /** The stored result, or `otherwise` when there is none yet. */
+  private void answerNow(HttpExchange ex, KeyQueryMetadata where, String key, HttpError otherwise) {
+    OrderResult now = queries.result(where, key);
+    if (now == null) {
+      throw otherwise;
+    }
+    respondResult(ex, now);
   }
 
   private void respondResult(HttpExchange ex, OrderResult r) {
