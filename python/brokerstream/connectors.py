@@ -2,6 +2,10 @@
 
 `apply` creates or updates each connector (PUT /connectors/NAME/config is idempotent) and waits until
 the connector and all its tasks run; a failed task is reported with its trace, never left silent.
+
+While the worker rejoins its group (after a broker restart, say) its REST calls hang or answer 409
+"rebalance in progress" / 500 "request timed out"; a Connect made with `patience` retries those until
+its deadline, because every call it makes is idempotent.
 """
 from __future__ import annotations
 
@@ -39,13 +43,29 @@ def load_specs(directory: Path = CONNECTOR_DIR) -> list[ConnectorSpec]:
     return specs
 
 
+# Answers of a worker that is rejoining its group, not of a wrong request.
+TRANSIENT_STATUS = frozenset({409, 500, 502, 503, 504})
+
+
 class Connect:
-    def __init__(self, url: str, timeout: float = 15.0):
+    def __init__(self, url: str, timeout: float = 15.0, patience: float = 0.0):
         self.url = url.rstrip("/")
         self.timeout = timeout
+        self.patience = patience
 
     def _request(self, method: str, path: str, **kw) -> requests.Response:
-        return requests.request(method, self.url + path, timeout=self.timeout, **kw)
+        deadline = time.monotonic() + self.patience
+        pause = 0.5
+        while True:
+            try:
+                resp = requests.request(method, self.url + path, timeout=self.timeout, **kw)
+                if resp.status_code not in TRANSIENT_STATUS or time.monotonic() >= deadline:
+                    return resp
+            except (requests.Timeout, requests.ConnectionError):
+                if time.monotonic() >= deadline:
+                    raise
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 5.0)
 
     def put_config(self, spec: ConnectorSpec) -> None:
         resp = self._request("PUT", f"/connectors/{spec.name}/config", json=spec.config)
@@ -110,8 +130,9 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
         time.sleep(0.5)
 
 
-def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0) -> list[str]:
-    connect = Connect(cfg.connect_url)
+def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0,
+          patience: float = 180.0) -> list[str]:
+    connect = Connect(cfg.connect_url, patience=patience)
     specs = load_specs() if specs is None else specs
     for spec in specs:
         connect.put_config(spec)
