@@ -134,7 +134,8 @@ def cmd_test(cfg, args) -> int:
     pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15"] + (["-x"] if args.exitfirst else [])
     if args.k:
         pytest += ["-k", args.k]
-    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration"])
+    # tests/cluster starts its own three-broker stack once the integration stack is down
+    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration", "tests/cluster"])
     for suite in suites:
         say("test", f"pytest {suite}")
         rc = subprocess.call(pytest + [suite], cwd=cfg.root)

@@ -25,6 +25,9 @@ class ConfigError(UserError, ValueError):
     pass
 
 
+KAFKA_CLUSTER_SIZES = (1, 3)
+
+
 def parse_env_file(path: Path) -> dict[str, str]:
     """KEY=VALUE lines; blank lines and # comments ignored. No quoting: values are taken verbatim."""
     values: dict[str, str] = {}
@@ -109,10 +112,37 @@ class Config:
     def log_dir(self) -> Path:
         return self.data_dir / "logs"
 
+    # --- the Kafka cluster ----------------------------------------------------------------------------
+    @property
+    def kafka_brokers(self) -> int:
+        count = self.int("BS_KAFKA_BROKERS")
+        if count not in KAFKA_CLUSTER_SIZES:
+            raise ConfigError(f"BS_KAFKA_BROKERS must be one of {KAFKA_CLUSTER_SIZES}, got {count}: a cluster "
+                              "that survives the loss of a broker needs a majority of controllers left")
+        return count
+
+    @property
+    def kafka_replication(self) -> int:
+        """Replication factor of every topic: 1 on one broker, else 3."""
+        return 1 if self.kafka_brokers == 1 else 3
+
+    @property
+    def kafka_min_insync(self) -> int:
+        """Replicas an acks=all write waits for: 2 of 3 lets one broker die without refusing writes."""
+        return 1 if self.kafka_brokers == 1 else 2
+
+    def kafka_node_ports(self, node: int) -> tuple[int, int]:
+        """(broker, controller) ports of node 1..BS_KAFKA_BROKERS."""
+        name = "kafka" if node == 1 else f"kafka_{node}"
+        return self.port(name), self.port(f"{name}_controller")
+
     # --- where clients find the services (native: derived from bind and ports; compose: containers)
     @property
     def kafka_bootstrap(self) -> str:
-        return self["BS_KAFKA_BOOTSTRAP"]
+        given = self["BS_KAFKA_BOOTSTRAP"]
+        if given:
+            return given
+        return ",".join(f"{self.bind}:{self.kafka_node_ports(n)[0]}" for n in range(1, self.kafka_brokers + 1))
 
     @property
     def registry_url(self) -> str:
@@ -155,4 +185,8 @@ def load(environ: Mapping[str, str] | None = None, defaults_file: Path = DEFAULT
     for key, value in environ.items():
         if key in raw or key.startswith("BS_"):
             raw[key] = value
-    return Config(_resolve(raw))
+    cfg = Config(_resolve(raw))
+    if "BS_KAFKA_BOOTSTRAP" in cfg.values and not cfg.values["BS_KAFKA_BOOTSTRAP"]:
+        # Child processes and tools that read the key itself see the derived address list too.
+        cfg = cfg.with_overrides(BS_KAFKA_BOOTSTRAP=cfg.kafka_bootstrap)
+    return cfg

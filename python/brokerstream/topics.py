@@ -50,9 +50,13 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
         if "retention_ms" in spec:
             config["retention.ms"] = str(int(spec["retention_ms"]))
         config.update({str(k): str(v) for k, v in (spec.get("config") or {}).items()})
+        replication = spec.get("replication_factor", defaults.get("replication_factor", "default"))
+        if replication == "default":
+            replication = cfg.kafka_replication
+        if not isinstance(replication, int) or replication < 1:
+            raise CatalogError(f"{path}: topic {name}: replication_factor must be a positive integer or 'default'")
         topics.append(Topic(
-            name=name, partitions=partitions,
-            replication_factor=int(spec.get("replication_factor", defaults.get("replication_factor", 1))),
+            name=name, partitions=partitions, replication_factor=replication,
             value=spec.get("value"), key=str(spec.get("key", "")), key_schema=spec.get("key_schema"),
             config=config))
     return topics

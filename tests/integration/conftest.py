@@ -95,19 +95,18 @@ class GatewayClient:
         return result.json()
 
 
-@pytest.fixture(scope="session")
-def world(stack):
+def load_world(cfg: config.Config):
     """Tiny reference data loaded and visible to the order flow, every equity with an opening price."""
     from brokerstream.bench.drain import open_prices
     from brokerstream.gen import pgload, refdata
 
     data = refdata.generate("tiny", REFDATA_SEED, _dt.datetime.now(_dt.timezone.utc).date())
-    pgload.load(stack, data, replace=True, progress=lambda _: None)
-    open_prices(stack, data, 5)
+    pgload.load(cfg, data, replace=True, progress=lambda _: None)
+    open_prices(cfg, data, 5)
     # Wait until Debezium has carried the data to the flow and the opening prices are folded in.
     member = data.members[0].member_id
     account = next(a for a in data.accounts if a.member_id == member and a.status == "ACTIVE")
-    gw = GatewayClient(stack.gateway_url, refdata.api_key(REFDATA_SEED, member))
+    gw = GatewayClient(cfg.gateway_url, refdata.api_key(REFDATA_SEED, member))
     deadline = _time.monotonic() + 60
     while True:
         resp = gw.post("/orders", {"account_id": account.account_id, "instrument_id": data.instruments[0].instrument_id,
@@ -121,10 +120,19 @@ def world(stack):
     return data
 
 
-@pytest.fixture(scope="session")
-def gateway_for(stack, world):
+def gateway_factory(cfg: config.Config):
     from brokerstream.gen.refdata import api_key
 
     def make(member_id: str | None, url: str | None = None) -> GatewayClient:
-        return GatewayClient(url or stack.gateway_url, api_key(REFDATA_SEED, member_id) if member_id else None)
+        return GatewayClient(url or cfg.gateway_url, api_key(REFDATA_SEED, member_id) if member_id else None)
     return make
+
+
+@pytest.fixture(scope="session")
+def world(stack):
+    return load_world(stack)
+
+
+@pytest.fixture(scope="session")
+def gateway_for(stack, world):
+    return gateway_factory(stack)

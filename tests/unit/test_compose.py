@@ -71,3 +71,49 @@ def test_ksqldb_applies_the_declarations_then_the_catalog_after_provisioning(res
     assert mounts[str(config.ROOT / "sql" / "ksqldb")] == "/sql/ksqldb"
     script = " ".join(job["command"])
     assert script.index("/sql/ksqldb/streams.sql") < script.index("/sql/ksqldb/catalog.sql")
+
+
+MULTI = COMPOSE.parent / "multi-broker.yml"
+
+
+@pytest.fixture(scope="module")
+def multi():
+    proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "-f", str(MULTI), "config"], capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return yaml.safe_load(proc.stdout)
+
+
+def test_the_multi_broker_overlay_is_the_native_three_node_cluster(multi):
+    from brokerstream.launcher.layout import Layout
+    from brokerstream.launcher.services import all_services
+    native_cfg = config.load(environ={"BS_KAFKA_BROKERS": "3"})
+    native = {n: s for n, s in all_services(native_cfg).items() if n.startswith("kafka")}
+    nodes = {n: s for n, s in multi["services"].items() if n.startswith("kafka")}
+    assert set(nodes) == set(native) == {"kafka", "kafka-2", "kafka-3"}
+    for name, svc in nodes.items():
+        env = {k: str(v) for k, v in svc["environment"].items()}
+        props = dict(line.split("=", 1) for line in native[name].properties().splitlines())
+        assert env["KAFKA_NODE_ID"] == props["node.id"]
+        assert env["KAFKA_CONTROLLER_QUORUM_VOTERS"].count("@") == 3
+        for key in ("default.replication.factor", "min.insync.replicas", "offsets.topic.replication.factor",
+                    "transaction.state.log.replication.factor", "transaction.state.log.min.isr"):
+            assert env["KAFKA_" + key.replace(".", "_").upper()] == props[key], (name, key)
+        # the host reaches each node on its native port
+        assert [p.split(":")[1] for p in svc["ports"]] == [str(native[name].ports()["broker"])], svc["ports"]
+    bootstraps = {
+        "schema-registry": "SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS", "connect": "BOOTSTRAP_SERVERS",
+        "ksqldb-server": "KSQL_BOOTSTRAP_SERVERS", "init": "BS_KAFKA_BOOTSTRAP",
+        "streams": "BROKER_KAFKA_BOOTSTRAP", "locust": "BS_KAFKA_BOOTSTRAP"}
+    for service, key in bootstraps.items():
+        assert multi["services"][service]["environment"][key].count(":9092") == 3, service
+    assert multi["services"]["init"]["environment"]["BS_KAFKA_BROKERS"] == "3"
+    assert str(multi["services"]["connect"]["environment"]["CONFIG_STORAGE_REPLICATION_FACTOR"]) == "3"
+
+
+def test_the_overlay_takes_its_ports_from_the_native_defaults():
+    defaults = config.parse_env_file(config.DEFAULTS_FILE)
+    found = dict(re.findall(r"\$\{(BS_[A-Z0-9_]+):-([^}]+)\}", MULTI.read_text()))
+    assert "BS_KAFKA_2_PORT" in found and "BS_KAFKA_3_PORT" in found
+    for key, value in found.items():
+        assert defaults.get(key) == value, f"{key}: overlay default {value}, stack.env {defaults.get(key)}"

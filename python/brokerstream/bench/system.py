@@ -34,6 +34,7 @@ from pathlib import Path
 
 import yaml
 
+from ..launcher.services import service_names
 from ..config import Config
 from ..gen import pgload
 from ..gen.refdata import api_key
@@ -43,8 +44,6 @@ from .probe import StackProbe, log_end_total, slope
 from .stats import summary
 
 SLO_FILE = Path(__file__).resolve().parents[3] / "loadtest" / "slo.yaml"
-SERVICES = ["postgres", "kafka", "registry", "connect", "flink-jobmanager", "flink-taskmanager",
-            "flink-sql-gateway", "streams"]
 DEFAULT_RATES = [500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 40_000, 50_000]
 # computation happens in these hops; the others are waiting and communication
 COMPUTING = {"gateway", "decide", "revaluation"}
@@ -404,7 +403,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             ticks.start()
             cpu.place("clients", [ticks.pid])
         client = LoadClient(cfg, plan(cfg, data, seed=seed, trace_one_in=100), cpu)
-        probe = StackProbe(cfg, SERVICES)
+        probe = StackProbe(cfg, service_names(cfg))
         probe.start()
         if warmup_seconds:
             progress(f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and {warmup_seconds:.0f} s into Kafka")

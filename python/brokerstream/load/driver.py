@@ -13,12 +13,11 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..launcher.services import service_names
 from ..analytics import pricesheet, store
 from ..analytics.collector import Collector
 from ..config import Config
 
-SERVICES = ["postgres", "kafka", "registry", "connect", "flink-jobmanager", "flink-taskmanager",
-            "flink-sql-gateway", "streams"]
 
 
 @dataclass
@@ -144,7 +143,7 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
             "--host", cfg.gateway_url, "--csv", str(out_dir / "locust"), "--csv-full-history",
             "--loglevel", "WARNING", "--only-summary"]
     argv += ["--web-host", cfg.bind] if web else ["--headless"]
-    collector = Collector(cfg, record.run_id, SERVICES).start()
+    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
     ticks_done, ticker = _start_ticks(cfg, data, tick_rate)
     progress(f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s, ticks {tick_rate:,.0f}/s "
              f"({'web UI at http://' + cfg.bind + ':8089' if web else 'headless'})")
@@ -192,7 +191,7 @@ def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float
     from ..gen import pgload
     data = pgload.read(cfg)
     record = new_record(cfg, "drain", "drain", f"prefill-and-drain orders={orders}", data.seed, scale_step)
-    collector = Collector(cfg, record.run_id, SERVICES).start()
+    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
     result = drain.run(cfg, orders=orders, warmup=min(50_000, orders // 10), tick_rate=tick_rate, progress=progress)
     collector.stop()
     record.ended = dt.datetime.now(dt.timezone.utc)

@@ -6,7 +6,7 @@ from ..layout import Layout
 from .base import Service
 from .connect import Connect
 from .flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
-from .kafka import Kafka
+from .kafka import Kafka, node_name
 from .postgres import Postgres
 from .registry import Registry
 from .streams import StreamsApp
@@ -16,5 +16,29 @@ SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskM
 
 def all_services(cfg: Config) -> dict[str, Service]:
     layout = Layout(cfg)
-    services = [kind(cfg, layout) for kind in SERVICE_TYPES]
+    services: list[Service] = []
+    for kind in SERVICE_TYPES:
+        if kind is Kafka:
+            services.extend(Kafka(cfg, layout, node=n) for n in range(1, cfg.kafka_brokers + 1))
+        else:
+            services.append(kind(cfg, layout))
+    nodes = kafka_nodes(cfg)
+    for svc in services:  # what needs Kafka needs the whole cluster up, not only its first node
+        svc.needs = expand_kafka(svc.needs, nodes)
     return {s.name: s for s in services}
+
+
+def kafka_nodes(cfg: Config) -> tuple[str, ...]:
+    return tuple(node_name(n) for n in range(1, cfg.kafka_brokers + 1))
+
+
+def expand_kafka(needs: tuple[str, ...], nodes: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for name in needs:
+        out.extend(nodes if name == "kafka" else (name,))
+    return tuple(out)
+
+
+def service_names(cfg: Config) -> list[str]:
+    """Every service of the stack as configured (three Kafka nodes in the multi-broker mode)."""
+    return list(all_services(cfg))

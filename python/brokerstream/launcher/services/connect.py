@@ -52,9 +52,9 @@ class Connect(Service):
             "config.storage.topic": "_connect-configs",
             "offset.storage.topic": "_connect-offsets",
             "status.storage.topic": "_connect-status",
-            "config.storage.replication.factor": "1",
-            "offset.storage.replication.factor": "1",
-            "status.storage.replication.factor": "1",
+            "config.storage.replication.factor": str(self.cfg.kafka_replication),
+            "offset.storage.replication.factor": str(self.cfg.kafka_replication),
+            "status.storage.replication.factor": str(self.cfg.kafka_replication),
             "offset.flush.interval.ms": "1000",
             "plugin.path": str(self.layout.connect_plugins),
             # Reading ServiceLoader manifests instead of scanning every jar: 4-8 s to ready, not 24 s.

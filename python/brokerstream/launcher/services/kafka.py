@@ -1,35 +1,54 @@
-"""Apache Kafka: one KRaft node that is both broker and controller, on loopback."""
+"""Apache Kafka in KRaft mode, on loopback: one node that is both broker and controller, or (with
+BS_KAFKA_BROKERS=3) three such nodes, a static controller quorum of three and every topic replicated
+three ways, so that any one node may die."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
+from ...errors import UserError
 from ..progress import run
 from .base import Launch, Service, java_opts, port_open, write_if_changed
 
 LOG4J = "platform/logging/kafka-log4j2.properties"
 
 
+# The cluster size a data folder was formatted for; a quorum cannot change size under its logs.
+CLUSTER_FILE = "kafka-cluster.properties"
+
+
+def node_name(node: int) -> str:
+    """Node 1 keeps the single broker's name (its data, logs, pid file): `kafka`, `kafka-2`, `kafka-3`."""
+    return "kafka" if node == 1 else f"kafka-{node}"
+
+
 @dataclass
 class Kafka(Service):
+    node: int = 1
+
     def __post_init__(self) -> None:
-        self.name = "kafka"
+        self.name = node_name(self.node)
         self.cpu_group = "orders"
         self.stop_grace = 60.0  # a clean shutdown spares the next start its log recovery
 
     def ports(self) -> dict[str, int]:
-        return {"broker": self.cfg.port("kafka"), "controller": self.cfg.port("kafka_controller")}
+        broker, controller = self.cfg.kafka_node_ports(self.node)
+        return {"broker": broker, "controller": controller}
 
     @property
     def properties_file(self):
         return self.data / "server.properties"
 
     def properties(self) -> str:
-        host, port, cport = self.cfg.bind, self.cfg.port("kafka"), self.cfg.port("kafka_controller")
+        cfg = self.cfg
+        host, (port, cport) = cfg.bind, cfg.kafka_node_ports(self.node)
+        voters = ",".join(f"{n}@{host}:{cfg.kafka_node_ports(n)[1]}" for n in range(1, cfg.kafka_brokers + 1))
+        rf, isr = str(cfg.kafka_replication), str(cfg.kafka_min_insync)
         settings = {
             "process.roles": "broker,controller",
-            "node.id": "1",
-            # A static voter set: the quorum follows the configured port even after a port change.
-            "controller.quorum.voters": f"1@{host}:{cport}",
+            "node.id": str(self.node),
+            # A static voter set: the quorum follows the configured ports even after a port change.
+            "controller.quorum.voters": voters,
             "listeners": f"PLAINTEXT://{host}:{port},CONTROLLER://{host}:{cport}",
             "advertised.listeners": f"PLAINTEXT://{host}:{port}",
             "controller.listener.names": "CONTROLLER",
@@ -39,12 +58,15 @@ class Kafka(Service):
             # Topics come from the catalog (platform/topics.yaml); a typo must not create one.
             "auto.create.topics.enable": "false",
             "num.partitions": "8",
-            "default.replication.factor": "1",
-            "offsets.topic.replication.factor": "1",
-            "transaction.state.log.replication.factor": "1",
-            "transaction.state.log.min.isr": "1",
-            "share.coordinator.state.topic.replication.factor": "1",
-            "share.coordinator.state.topic.min.isr": "1",
+            # Topics the catalog does not list (the streams app's changelogs and repartition topics,
+            # Connect's) get the same replication as those it does.
+            "default.replication.factor": rf,
+            "min.insync.replicas": isr,
+            "offsets.topic.replication.factor": rf,
+            "transaction.state.log.replication.factor": rf,
+            "transaction.state.log.min.isr": isr,
+            "share.coordinator.state.topic.replication.factor": rf,
+            "share.coordinator.state.topic.min.isr": isr,
             "group.initial.rebalance.delay.ms": "0",
             "log.retention.hours": "168",
             "log.segment.bytes": str(256 * 1024 * 1024),
@@ -57,16 +79,38 @@ class Kafka(Service):
         return str(self.layout.kafka_lib / "*")
 
     def prepare(self) -> None:
+        self.check_cluster_size()
         self.data.mkdir(parents=True, exist_ok=True)
         write_if_changed(self.properties_file, self.properties())
         if (self.data / "logs" / "meta.properties").exists():
             return
-        id_file = self.data / "cluster.id"
-        if not id_file.exists():
-            id_file.write_text(self.tool_output("kafka.tools.StorageTool", "random-uuid").strip())
+        id_file = self.cfg.data_dir / "kafka" / "cluster.id"  # node 1's folder; all nodes share the id
+        with _format_lock:
+            if not id_file.exists():
+                id_file.parent.mkdir(parents=True, exist_ok=True)
+                id_file.write_text(self.tool_output("kafka.tools.StorageTool", "random-uuid").strip())
         run([self.cfg.java(), "-cp", self.classpath(), f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
              "kafka.tools.StorageTool", "format", "-t", id_file.read_text().strip(),
-             "-c", str(self.properties_file)], what="kafka storage format", log=self.layout.log("kafka-format"))
+             "-c", str(self.properties_file)], what=f"{self.name} storage format",
+            log=self.layout.log(f"{self.name}-format"))
+
+    def check_cluster_size(self) -> None:
+        """A data folder made for one cluster size refuses another: the voters are in its logs."""
+        marker = self.cfg.data_dir / CLUSTER_FILE
+        want = f"brokers={self.cfg.kafka_brokers}\n"
+        with _format_lock:
+            if not marker.exists():
+                if (self.cfg.data_dir / "kafka" / "logs" / "meta.properties").exists():
+                    marker.write_text("brokers=1\n")  # made before the marker existed: single broker
+                else:
+                    marker.parent.mkdir(parents=True, exist_ok=True)
+                    marker.write_text(want)
+        have = marker.read_text()
+        if have != want:
+            raise ClusterSizeError(
+                f"{self.cfg.data_dir} holds a Kafka cluster of {have.strip().split('=')[-1]} broker(s) and "
+                f"BS_KAFKA_BROKERS is {self.cfg.kafka_brokers}: `./brokerstream reset` (it deletes the data) "
+                "or set BS_KAFKA_BROKERS back")
 
     def tool_output(self, main: str, *args: str) -> str:
         import subprocess
@@ -82,13 +126,22 @@ class Kafka(Service):
         return Launch(argv=argv)
 
     def healthy(self) -> bool:
-        if not port_open(self.cfg.bind, self.cfg.port("kafka")):
+        """This node answers metadata on its own listener and the controllers have registered it."""
+        port = self.ports()["broker"]
+        if not port_open(self.cfg.bind, port):
             return False
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient({"bootstrap.servers": self.cfg.kafka_bootstrap, "socket.timeout.ms": 2000,
+        admin = AdminClient({"bootstrap.servers": f"{self.cfg.bind}:{port}", "socket.timeout.ms": 2000,
                              "log_level": 0})
         try:
             meta = admin.list_topics(timeout=3)
         except Exception:
             return False
-        return len(meta.brokers) >= 1
+        return self.node in meta.brokers
+
+
+class ClusterSizeError(UserError):
+    pass
+
+
+_format_lock = threading.Lock()  # `up` prepares the nodes in parallel threads

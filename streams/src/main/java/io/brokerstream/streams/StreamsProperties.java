@@ -25,7 +25,9 @@ public final class StreamsProperties {
     p.put(StreamsConfig.STATE_DIR_CONFIG, s.get("state.dir"));
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, s.getLong("commit.interval.ms"));
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, s.getLong("cache.bytes"));
-    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+    // Changelogs and repartition topics as replicated as the brokers' default (1, or 3 with three
+    // brokers): a changelog on one broker would stop every transaction when that broker dies.
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1);
     // The results table reuses order-results as its changelog instead of writing every result twice.
     p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
     p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, s.get("gateway.advertised-host") + ":" + s.getInt("gateway.port"));

@@ -1,0 +1,59 @@
+"""A second, smaller stack for the multi-broker tests: three Kafka nodes (BS_KAFKA_BROKERS=3) with
+Postgres, the registry, Connect (Debezium carries the reference data) and the order flow; no Flink.
+
+Its own ports (39xxx) and data folder (.data-test-cluster/). `./brokerstream test` runs this suite after
+the integration suite has stopped its stack, so the two never share the machine's two cores.
+BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from brokerstream import config
+
+from ..integration.conftest import ROOT, gateway_factory, launcher, load_world
+
+PORT_SHIFT = 20000  # the default ports are 19xxx; the integration stack uses 29xxx
+SERVICES = ("streams", "connect")  # and what they need: postgres, the three nodes, the registry
+
+
+def cluster_environ() -> dict[str, str]:
+    env = dict(os.environ)
+    for key, value in config.parse_env_file(config.DEFAULTS_FILE).items():
+        if key.endswith("_PORT"):
+            env[key] = str(int(value) + PORT_SHIFT)
+    env["BS_DATA_DIR"] = str(ROOT / ".data-test-cluster")
+    env["BS_KAFKA_BROKERS"] = "3"
+    env["BS_KAFKA_HEAP"] = "512m"
+    return env
+
+
+@pytest.fixture(scope="session")
+def cluster_env() -> dict[str, str]:
+    return cluster_environ()
+
+
+@pytest.fixture(scope="session")
+def cluster(cluster_env):
+    cfg = config.load(environ=cluster_env)
+    keep = os.environ.get("BS_TEST_KEEP_STACK") == "1"
+    if not keep:
+        launcher(cluster_env, "down")
+        shutil.rmtree(cfg.data_dir, ignore_errors=True)
+    print(launcher(cluster_env, "up", "--no-install", *SERVICES).stdout)
+    yield cfg
+    if not keep:
+        launcher(cluster_env, "down")
+
+
+@pytest.fixture(scope="session")
+def cluster_world(cluster):
+    return load_world(cluster)
+
+
+@pytest.fixture(scope="session")
+def cluster_gateway_for(cluster, cluster_world):
+    return gateway_factory(cluster)
