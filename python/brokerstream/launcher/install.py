@@ -94,6 +94,9 @@ def maven_runtime(name: str, pom: str, out: Callable[[Layout], Path],
         with step(TAG, f"{name} from Maven Central"):
             if target.exists():
                 shutil.rmtree(target)
+            # maven-dependency-plugin's unpack leaves "done" markers beside the pom; with them a
+            # runtime deleted above (the cache moved, its path changed) would silently stay empty.
+            shutil.rmtree(pom_path.parent / "target" / "dependency-maven-plugin-markers", ignore_errors=True)
             run(maven(cfg, layout, "-f", str(pom_path), "package", f"-Dbs.out={target}"),
                 env=maven_env(cfg), log=layout.cfg.cache_dir / "logs" / f"{pom}.log", what=f"maven ({pom})")
             if after is not None:
