@@ -46,6 +46,12 @@ public final class StreamsProperties {
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262_144);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    // One produce request in flight per broker. With pipelining, the first batch of a new transaction
+    // can be refused with CONCURRENT_TRANSACTIONS (the last commit's markers are still being written)
+    // while the batches behind it arrive and are refused as OUT_OF_ORDER_SEQUENCE_NUMBER; the producer
+    // then stalls for seconds. Measured with every service on (bench gateway, 1,000 orders/s):
+    // accept p99 6.3-7.5 s with five in flight, 0.6-2.6 s with one.
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
     p.putAll(s.streamsOverrides());
     return p;
   }

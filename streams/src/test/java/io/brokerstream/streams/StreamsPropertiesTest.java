@@ -1,0 +1,35 @@
+package io.brokerstream.streams;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.brokerstream.serde.InMemorySchemaRegistry;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+class StreamsPropertiesTest {
+  private static Properties of(Map<String, String> overrides) {
+    AppSerdes serdes = new AppSerdes(new InMemorySchemaRegistry(), true);
+    return StreamsProperties.of(AppSettings.of(overrides), serdes.deadLetters());
+  }
+
+  @Test
+  void internalTopicsTakeTheBrokersReplicationSoAThreeBrokerClusterReplicatesChangelogs() {
+    assertEquals(-1, of(Map.of()).get(StreamsConfig.REPLICATION_FACTOR_CONFIG));
+  }
+
+  @Test
+  void theTransactionalProducerKeepsOneRequestInFlight() {
+    Properties p = of(Map.of());
+    assertEquals(StreamsConfig.EXACTLY_ONCE_V2, p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+    assertEquals(1, p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+  }
+
+  @Test
+  void aPassThroughSettingOverridesTheDefault() {
+    Properties p = of(Map.of("streams.producer.max.in.flight.requests.per.connection", "2"));
+    assertEquals("2", p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+  }
+}
