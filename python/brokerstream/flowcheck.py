@@ -13,11 +13,11 @@ from decimal import Decimal
 from typing import Callable, Iterable
 
 from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from .config import Config
+from .schemas import registry_client
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def read_topic(cfg: Config, topic: str, *, decode: bool = True, timeout: float =
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
         ends = until or {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
                          for p in meta.partitions}
-        deserializer = AvroDeserializer(SchemaRegistryClient({"url": cfg.registry_url})) if decode else None
+        deserializer = AvroDeserializer(registry_client(cfg)) if decode else None
         ctx = SerializationContext(topic, MessageField.VALUE)
         consumer.assign([TopicPartition(topic, p, 0) for p, end in ends.items() if end > 0])
         remaining = {p: end for p, end in ends.items() if end > 0}
@@ -157,7 +157,7 @@ def latest_positions(cfg: Config) -> dict[str, dict]:
     for m in read_topic(cfg, "positions", decode=False, timeout=600):
         if m.value is not None:
             last[m.key] = m.value
-    deserializer = AvroDeserializer(SchemaRegistryClient({"url": cfg.registry_url}))
+    deserializer = AvroDeserializer(registry_client(cfg))
     ctx = SerializationContext("positions", MessageField.VALUE)
     return {key: deserializer(raw, ctx) for key, raw in last.items()}
 

@@ -225,3 +225,15 @@ def register_all(cfg: Config, subjects: list[tuple[str, str]] | None = None,
         raise SchemaError("schema check failed:\n  " + "\n  ".join(problems))
     registry = Registry(cfg.registry_url)
     return [registry.register(subject, schema_str(record, schema_dir)) for subject, record in subjects]
+
+
+# Seconds one registry request may take. The client's default is no limit: a request that never got
+# its answer (seen once after a registry restart) hung a whole test run. With a limit the client
+# retries on a fresh connection (its max.retries) and then fails loudly.
+REGISTRY_TIMEOUT_S = 15
+
+
+def registry_client(cfg: Config):
+    """confluent-kafka's client of the Confluent-compatible registry API, with a request timeout."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    return SchemaRegistryClient({"url": cfg.registry_url, "timeout": REGISTRY_TIMEOUT_S})

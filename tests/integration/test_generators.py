@@ -7,10 +7,10 @@ import psycopg
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+from brokerstream.schemas import registry_client
 from brokerstream.gen import pgload, refdata
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_ticks
@@ -64,7 +64,7 @@ def test_prefilled_orders_all_arrive_keyed_by_member_and_decodable(stack, loaded
     assert report.produced == 20_000 and not report.errors
     msgs = consume_all(stack, topic, 20_000)
     assert len(msgs) == 20_000
-    decode = AvroDeserializer(SchemaRegistryClient({"url": stack.registry_url}))
+    decode = AvroDeserializer(registry_client(stack))
     by_id = {o.order_id: o for o in orders}
     partitions_of_member = {}
     for m in msgs[:: 97]:
@@ -83,7 +83,7 @@ def test_ticks_start_with_a_snapshot_and_carry_sequences(stack, loaded):
     assert report.produced > len(loaded.equity_starts)
     msgs = consume_all(stack, topic, report.produced)
     assert len(msgs) == report.produced
-    decode = AvroDeserializer(SchemaRegistryClient({"url": stack.registry_url}))
+    decode = AvroDeserializer(registry_client(stack))
     firsts = {}
     for m in msgs:
         v = decode(m.value(), SerializationContext(topic, MessageField.VALUE))

@@ -12,9 +12,10 @@ import psycopg
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry import Schema
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
+from brokerstream.schemas import registry_client
 from brokerstream.flinksql import SqlSession, wait_job
 from brokerstream.topics import load_catalog
 
@@ -79,7 +80,7 @@ V1 = {"type": "record", "name": "Smoke", "namespace": "io.brokerstream.test",
 
 
 def test_registry_speaks_the_confluent_api_with_backward_compatibility(stack):
-    client = SchemaRegistryClient({"url": stack.registry_url})
+    client = registry_client(stack)
     subject = f"smoke-{uuid.uuid4().hex[:8]}-value"
     schema_id = client.register_schema(subject, Schema(json.dumps(V1), "AVRO"))
     fetched = client.get_schema(schema_id)
@@ -165,7 +166,7 @@ def test_kill_minus_nine_is_reported_and_up_restores_the_service(stack, stack_en
 
 
 def test_down_leaves_nothing_running_and_up_keeps_data_and_schemas(stack, stack_env):
-    client = SchemaRegistryClient({"url": stack.registry_url})
+    client = registry_client(stack)
     subject = f"persist-{uuid.uuid4().hex[:8]}-value"
     schema_id = client.register_schema(subject, Schema(json.dumps(V1), "AVRO"))
     with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
@@ -183,7 +184,7 @@ def test_down_leaves_nothing_running_and_up_keeps_data_and_schemas(stack, stack_
     assert not (ports & listening), f"still listening after down: {ports & listening}"
 
     launcher(stack_env, "up", "--no-install")
-    fresh = SchemaRegistryClient({"url": stack.registry_url})
+    fresh = registry_client(stack)
     assert json.loads(fresh.get_schema(schema_id).schema_str)["name"] == "Smoke"
     assert subject in fresh.get_subjects()
     with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:

@@ -12,12 +12,11 @@ from decimal import Decimal
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from brokerstream.flinksql import SqlSession, wait_job
-from brokerstream.schemas import Registry, schema_str
+from brokerstream.schemas import Registry, registry_client, schema_str
 
 from .conftest import ROOT
 
@@ -89,7 +88,7 @@ def from_json_form(record: dict, timestamp_fields=("client_ts", "event_ts")) -> 
 
 
 def python_consume(cfg, topic, count):
-    registry = SchemaRegistryClient({"url": cfg.registry_url})
+    registry = registry_client(cfg)
     deserializer = AvroDeserializer(registry)
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": topic + "-py",
                          "auto.offset.reset": "earliest"})
@@ -106,7 +105,7 @@ def python_consume(cfg, topic, count):
 
 
 def python_produce(cfg, topic, record, lines):
-    registry = SchemaRegistryClient({"url": cfg.registry_url})
+    registry = registry_client(cfg)
     serializer = AvroSerializer(registry, schema_str(record), conf={"auto.register.schemas": True})
     producer = Producer({"bootstrap.servers": cfg.kafka_bootstrap, "partitioner": "murmur2_random"})
     for line in lines:
