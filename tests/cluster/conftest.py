@@ -1,7 +1,7 @@
 """A second, smaller stack for the multi-broker tests: three Kafka nodes (BS_KAFKA_BROKERS=3) with
 Postgres, the registry, Connect (Debezium carries the reference data) and the order flow; no Flink.
 
-Its own ports (39xxx) and data folder (.data-test-cluster/). `./brokerstream test` runs this suite after
+Its own ports (24xxx) and data folder (.data-test-cluster/). `./brokerstream test` runs this suite after
 the integration suite has stopped its stack, so the two never share the machine's two cores.
 BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running.
 """
@@ -16,7 +16,9 @@ from brokerstream import config
 
 from ..integration.conftest import ROOT, gateway_factory, launcher, load_world
 
-PORT_SHIFT = 20000  # the default ports are 19xxx; the integration stack uses 29xxx
+# The default ports are 19xxx, the integration stack's 29xxx; these stay below 32768, where Linux
+# starts handing out ephemeral ports to outgoing connections (a 39xxx listener once found its port taken).
+PORT_SHIFT = 5000
 SERVICES = ("streams", "connect")  # and what they need: postgres, the three nodes, the registry
 
 
@@ -43,10 +45,12 @@ def cluster(cluster_env):
     if not keep:
         launcher(cluster_env, "down")
         shutil.rmtree(cfg.data_dir, ignore_errors=True)
-    print(launcher(cluster_env, "up", "--no-install", *SERVICES).stdout)
-    yield cfg
-    if not keep:
-        launcher(cluster_env, "down")
+    try:
+        print(launcher(cluster_env, "up", "--no-install", *SERVICES).stdout)
+        yield cfg
+    finally:  # also when `up` failed halfway: stop what it did start
+        if not keep:
+            launcher(cluster_env, "down")
 
 
 @pytest.fixture(scope="session")
