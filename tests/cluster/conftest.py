@@ -7,14 +7,9 @@ BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running.
 """
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
-from brokerstream import config
-
-from ..integration.conftest import ROOT, gateway_factory, launcher, load_world
+from ..integration.conftest import gateway_factory, load_world, running_stack, shifted_environ
 
 # The default ports are 19xxx, the integration stack's 29xxx; these stay below 32768, where Linux
 # starts handing out ephemeral ports to outgoing connections (a 39xxx listener once found its port taken).
@@ -23,11 +18,7 @@ SERVICES = ("streams", "connect")  # and what they need: postgres, the three nod
 
 
 def cluster_environ() -> dict[str, str]:
-    env = dict(os.environ)
-    for key, value in config.parse_env_file(config.DEFAULTS_FILE).items():
-        if key.endswith("_PORT"):
-            env[key] = str(int(value) + PORT_SHIFT)
-    env["BS_DATA_DIR"] = str(ROOT / ".data-test-cluster")
+    env = shifted_environ(PORT_SHIFT, ".data-test-cluster")
     env["BS_KAFKA_BROKERS"] = "3"
     env["BS_KAFKA_HEAP"] = "512m"
     return env
@@ -40,17 +31,8 @@ def cluster_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def cluster(cluster_env):
-    cfg = config.load(environ=cluster_env)
-    keep = os.environ.get("BS_TEST_KEEP_STACK") == "1"
-    if not keep:
-        launcher(cluster_env, "down")
-        shutil.rmtree(cfg.data_dir, ignore_errors=True)
-    try:
-        print(launcher(cluster_env, "up", "--no-install", *SERVICES).stdout)
+    with running_stack(cluster_env, *SERVICES) as cfg:
         yield cfg
-    finally:  # also when `up` failed halfway: stop what it did start
-        if not keep:
-            launcher(cluster_env, "down")
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ BS_TEST_KEEP_STACK=1 reuses a running test stack and leaves it running (for quic
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -19,12 +20,35 @@ LAUNCHER = str(ROOT / "brokerstream")
 PORT_SHIFT = 10000  # the default ports are 19xxx; tests use 29xxx
 
 
-def test_environ() -> dict[str, str]:
+def shifted_environ(shift: int, data_dir: str) -> dict[str, str]:
+    """This process' environment with every port of stack.env moved by `shift` and its own data folder."""
     env = dict(os.environ)
     for key, value in config.parse_env_file(config.DEFAULTS_FILE).items():
         if key.endswith("_PORT"):
-            env[key] = str(int(value) + PORT_SHIFT)
-    env["BS_DATA_DIR"] = str(ROOT / ".data-test")
+            env[key] = str(int(value) + shift)
+    env["BS_DATA_DIR"] = str(ROOT / data_dir)
+    return env
+
+
+@contextlib.contextmanager
+def running_stack(env: dict[str, str], *services: str):
+    """A test stack started from nothing with the project's launcher and stopped by its pid files at
+    the end, also when `up` failed halfway. BS_TEST_KEEP_STACK=1 reuses a running one and leaves it."""
+    cfg = config.load(environ=env)
+    keep = os.environ.get("BS_TEST_KEEP_STACK") == "1"
+    if not keep:
+        launcher(env, "down")  # whatever an interrupted earlier run left behind
+        shutil.rmtree(cfg.data_dir, ignore_errors=True)
+    try:
+        print(launcher(env, "up", "--no-install", *services).stdout)
+        yield cfg
+    finally:
+        if not keep:
+            launcher(env, "down")
+
+
+def test_environ() -> dict[str, str]:
+    env = shifted_environ(PORT_SHIFT, ".data-test")
     # the default (30 s) would make the Postgres P&L check wait that long for its snapshot period
     env.setdefault("BS_PNL_SNAPSHOT_INTERVAL_MS", "5000")
     # a cap small enough for a test to reach (the default is 2000 waiting polls per member)
@@ -51,15 +75,8 @@ def cfg(stack_env) -> config.Config:
 
 @pytest.fixture(scope="session")
 def stack(stack_env, cfg):
-    keep = os.environ.get("BS_TEST_KEEP_STACK") == "1"
-    if not keep:
-        launcher(stack_env, "down")  # whatever an interrupted earlier run left behind
-        shutil.rmtree(cfg.data_dir, ignore_errors=True)
-    up = launcher(stack_env, "up", "--no-install")
-    print(up.stdout)
-    yield cfg
-    if not keep:
-        launcher(stack_env, "down")
+    with running_stack(stack_env) as running:
+        yield running
 
 
 # --- the order flow's world: reference data in Postgres (Debezium carries it), opening prices --------
