@@ -106,6 +106,7 @@ def cmd_reset(cfg, args) -> int:
 
 
 def cmd_topics(cfg, args) -> int:
+    from .kafka_clients import client_conf
     from .topics import ensure_topics, load_catalog
     topics = load_catalog(cfg)
     if args.action == "list":
@@ -113,7 +114,7 @@ def cmd_topics(cfg, args) -> int:
             print(f"{t.name:<20} partitions={t.partitions:<3} value={t.value or '-':<14} key={t.key}")
         return 0
     bootstrap = args.bootstrap or cfg.kafka_bootstrap
-    for name, what in ensure_topics(bootstrap, topics).items():
+    for name, what in ensure_topics(client_conf(cfg, "admin", bootstrap=bootstrap), topics).items():
         print(f"{name:<20} {what}")
     return 0
 
@@ -134,8 +135,8 @@ def cmd_test(cfg, args) -> int:
     pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15"] + (["-x"] if args.exitfirst else [])
     if args.k:
         pytest += ["-k", args.k]
-    # tests/cluster starts its own three-broker stack once the integration stack is down
-    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration", "tests/cluster"])
+    # tests/cluster and tests/secure each start their own stack once the one before is down
+    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration", "tests/cluster", "tests/secure"])
     for suite in suites:
         say("test", f"pytest {suite}")
         rc = subprocess.call(pytest + [suite], cwd=cfg.root)

@@ -26,6 +26,8 @@ class ConfigError(UserError, ValueError):
 
 
 KAFKA_CLUSTER_SIZES = (1, 3)
+# plaintext: no authentication (loopback only). sasl_ssl: TLS, SCRAM users and ACLs (kafka_security.py).
+KAFKA_SECURITY_MODES = ("plaintext", "sasl_ssl")
 
 
 def parse_env_file(path: Path) -> dict[str, str]:
@@ -130,6 +132,17 @@ class Config:
     def kafka_min_insync(self) -> int:
         """Replicas an acks=all write waits for: 2 of 3 lets one broker die without refusing writes."""
         return 1 if self.kafka_brokers == 1 else 2
+
+    @property
+    def kafka_security(self) -> str:
+        mode = self.get("BS_KAFKA_SECURITY", "plaintext").strip().lower()
+        if mode not in KAFKA_SECURITY_MODES:
+            raise ConfigError(f"BS_KAFKA_SECURITY must be one of {KAFKA_SECURITY_MODES}, got {mode!r}")
+        return mode
+
+    @property
+    def kafka_secure(self) -> bool:
+        return self.kafka_security == "sasl_ssl"
 
     def kafka_node_ports(self, node: int) -> tuple[int, int]:
         """(broker, controller) ports of node 1..BS_KAFKA_BROKERS."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import requests
 
 from .config import Config
+from .kafka_security import java_client_file
 from .errors import UserError
 
 PNL_JOB = "brokerstream-pnl"
@@ -26,7 +27,9 @@ def pnl_arguments(cfg: Config) -> list[str]:
     keys = [line.split("=", 1)[0].strip() for line in (cfg.root / SETTINGS).read_text().splitlines()
             if "=" in line and not line.lstrip().startswith("#")]
     values = {"bootstrap.servers": cfg.kafka_bootstrap, "registry.url": cfg.registry_url,
-              "checkpoint.dir": f"file://{cfg.data_dir / 'flink' / 'checkpoints'}"}
+              "checkpoint.dir": f"file://{cfg.data_dir / 'flink' / 'checkpoints'}",
+              # a file name: the job reads the secure profile's login there, not from its arguments
+              "kafka.login": str(java_client_file(cfg, "flink") or "")}
     for key in keys:
         override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
         if override:

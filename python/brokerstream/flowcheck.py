@@ -17,6 +17,7 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from .config import Config
+from .kafka_clients import client_conf
 from .schemas import registry_client
 
 
@@ -33,9 +34,9 @@ def read_topic(cfg: Config, topic: str, *, decode: bool = True, timeout: float =
                until: dict[int, int] | None = None, keys: Callable[[str | None], bool] | None = None) -> list[Message]:
     """Every committed record of a topic up to its end offsets now (or `until`), in partition order;
     only those whose key passes `keys` when given (checked before decoding, which is the slow part)."""
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"flowcheck-{time.time_ns()}",
+    consumer = Consumer(client_conf(cfg, **{"group.id": f"flowcheck-{time.time_ns()}",
                          "enable.auto.commit": False, "isolation.level": "read_committed",
-                         "auto.offset.reset": "earliest"})
+                         "auto.offset.reset": "earliest"}))
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
         ends = until or {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
@@ -81,7 +82,7 @@ def wait_drained(cfg: Config, *, group: str = "brokerstream-orders", topic: str 
     transactions (`transactional`) may end with a commit marker the group never commits past; the
     orders topic is written by idempotent producers only, so there its end must be reached exactly."""
     slack = 1 if transactional else 0
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": group, "enable.auto.commit": False})
+    consumer = Consumer(client_conf(cfg, **{"group.id": group, "enable.auto.commit": False}))
     t0 = time.monotonic()
     try:
         parts = [TopicPartition(topic, p) for p in consumer.list_topics(topic, timeout=10).topics[topic].partitions]

@@ -130,7 +130,21 @@ def stack_values(cfg: Config) -> Callable[[str, str | None], str]:
 
 def table_statements(cfg: Config, path: Path = FLINK_TABLES) -> list[str]:
     values = stack_values(cfg)
-    return [render(s, values) for s in split_statements(path.read_text())]
+    return [with_kafka_login(cfg, render(s, values)) for s in split_statements(path.read_text())]
+
+
+_BOOTSTRAP_OPTION = re.compile(r"('properties\.bootstrap\.servers'\s*=\s*'[^']*',)")
+
+
+def with_kafka_login(cfg: Config, statement: str) -> str:
+    """In the secure profile, a Kafka table logs in as the flink principal: its options follow the
+    bootstrap option. The session holds them; the SQL files stay free of secrets."""
+    from .kafka_security import java_client_properties
+    login = java_client_properties(cfg, "flink")
+    if not login:
+        return statement
+    options = "".join(f"\n  'properties.{k}' = '{v.replace(chr(39), chr(39) * 2)}'," for k, v in login.items())
+    return _BOOTSTRAP_OPTION.sub(lambda m: m.group(1) + options, statement)
 
 
 def table_names(statements: list[str]) -> list[str]:

@@ -62,11 +62,11 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
     return topics
 
 
-def ensure_topics(bootstrap: str, topics: list[Topic], timeout: float = 30.0) -> dict[str, str]:
+def ensure_topics(conf: dict, topics: list[Topic], timeout: float = 30.0) -> dict[str, str]:
     """Create the missing topics and grow partition counts that are short; returns what was done."""
     from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(conf)
     existing = admin.list_topics(timeout=timeout).topics
     outcome: dict[str, str] = {}
     to_create = [t for t in topics if t.name not in existing]

@@ -16,6 +16,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from ..config import Config
+from ..kafka_clients import client_conf
 from ..schemas import load_schema
 
 GROUPS = ["brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-positions",
@@ -131,8 +132,8 @@ class Collector:
             return None
 
     def _sample_loop(self) -> None:
-        admin = AdminClient({"bootstrap.servers": self.cfg.kafka_bootstrap})
-        consumer = Consumer({"bootstrap.servers": self.cfg.kafka_bootstrap, "group.id": f"collector-{uuid.uuid4().hex}"})
+        admin = AdminClient(client_conf(self.cfg))
+        consumer = Consumer(client_conf(self.cfg, **{"group.id": f"collector-{uuid.uuid4().hex}"}))
         try:
             while not self._stop.is_set():
                 now = dt.datetime.now(dt.timezone.utc)
@@ -152,8 +153,8 @@ class Collector:
 
     # --- topics: outcomes and latencies ------------------------------------------------------------
     def _tail(self, topic: str, handle) -> None:
-        c = Consumer({"bootstrap.servers": self.cfg.kafka_bootstrap, "group.id": f"collector-{uuid.uuid4().hex}",
-                      "isolation.level": "read_committed", "enable.auto.commit": False})
+        c = Consumer(client_conf(self.cfg, **{"group.id": f"collector-{uuid.uuid4().hex}",
+                      "isolation.level": "read_committed", "enable.auto.commit": False}))
         try:
             meta = c.list_topics(topic, timeout=10).topics[topic]
             c.assign([TopicPartition(topic, p, c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1])

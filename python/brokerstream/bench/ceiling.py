@@ -10,6 +10,8 @@ import time
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from ..config import Config
+from ..kafka_clients import TOOLS, client_conf
+from ..kafka_security import java_client_file
 from ..launcher.layout import Layout
 
 TOPIC = "perf.ceiling"
@@ -26,16 +28,18 @@ def parse(output: str) -> float:
 
 def measure(cfg: Config, *, records: int = 2_000_000, record_size: int = 150, partitions: int = 8,
             preexec=None) -> float:
-    admin = AdminClient({"bootstrap.servers": cfg.kafka_bootstrap})
+    admin = AdminClient(client_conf(cfg))
     admin.create_topics([NewTopic(TOPIC, partitions, 1)])[TOPIC].exception(timeout=30)  # None when it exists
     time.sleep(1)
     try:
         layout = Layout(cfg)
+        login_file = java_client_file(cfg, TOOLS)  # the secure profile's login, kept off the command line
+        login = ["--producer.config", str(login_file)] if login_file else []
         proc = subprocess.run(
             [cfg.java(), "-Xmx512m", "-cp", f"{layout.kafka_lib}/*", "org.apache.kafka.tools.ProducerPerformance",
              "--topic", TOPIC, "--num-records", str(records), "--record-size", str(record_size), "--throughput", "-1",
              "--producer-props", f"bootstrap.servers={cfg.kafka_bootstrap}", "acks=all", "enable.idempotence=true",
-             "compression.type=lz4", "linger.ms=5"],
+             "compression.type=lz4", "linger.ms=5", *login],
             capture_output=True, text=True, timeout=600, preexec_fn=preexec)
         if proc.returncode != 0:
             raise RuntimeError(f"ProducerPerformance failed:\n{proc.stderr[-2000:]}")

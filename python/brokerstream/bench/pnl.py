@@ -32,6 +32,7 @@ import fastavro
 from confluent_kafka import Consumer, TopicPartition
 
 from ..config import Config
+from ..kafka_clients import client_conf
 from ..flinkjobs import PNL_JOB, Flink, deploy, stop
 from ..gen import pgload
 from ..gen.produce import _send, ProduceReport, produce_ticks, producer, schema_header
@@ -127,8 +128,8 @@ class LatencySampler(threading.Thread):
         self.schema = fastavro.parse_schema(load_schema("UnrealizedPnl"))
 
     def run(self) -> None:
-        c = Consumer({"bootstrap.servers": self.cfg.kafka_bootstrap, "group.id": f"bench-pnl-{uuid.uuid4().hex}",
-                      "isolation.level": self.isolation, "enable.auto.commit": False})
+        c = Consumer(client_conf(self.cfg, **{"group.id": f"bench-pnl-{uuid.uuid4().hex}",
+                      "isolation.level": self.isolation, "enable.auto.commit": False}))
         meta = c.list_topics("pnl.positions", timeout=10).topics["pnl.positions"]
         parts = [TopicPartition("pnl.positions", p, c.get_watermark_offsets(TopicPartition("pnl.positions", p))[1])
                  for p in meta.partitions if p % 4 == 0]

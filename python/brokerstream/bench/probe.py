@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient
 
 from ..analytics.collector import GROUPS, group_lags, process_usage
 from ..config import Config
+from ..kafka_clients import client_conf
 from ..launcher.layout import Layout
 
 
@@ -51,8 +52,8 @@ class StackProbe(threading.Thread):
         self._pids = {name: pid for name in services if (pid := layout.pidfile(name).live_pid())}
 
     def run(self) -> None:
-        admin = AdminClient({"bootstrap.servers": self.cfg.kafka_bootstrap})
-        consumer = Consumer({"bootstrap.servers": self.cfg.kafka_bootstrap, "group.id": f"probe-{uuid.uuid4().hex}"})
+        admin = AdminClient(client_conf(self.cfg))
+        consumer = Consumer(client_conf(self.cfg, **{"group.id": f"probe-{uuid.uuid4().hex}"}))
         try:
             while not self._halt.is_set():
                 t0 = time.monotonic()
@@ -98,7 +99,7 @@ def order_flow_topic(name: str, app_id: str = "brokerstream-orders") -> bool:
 def log_end_total(cfg: Config, topics=order_flow_topic) -> int:
     """Sum of the log-end offsets of the chosen topics' partitions: what was written to them so far
     (transaction markers take offsets too)."""
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"probe-{uuid.uuid4().hex}"})
+    consumer = Consumer(client_conf(cfg, **{"group.id": f"probe-{uuid.uuid4().hex}"}))
     try:
         meta = consumer.list_topics(timeout=10)
         parts = [TopicPartition(t, p) for t, tm in meta.topics.items() if topics(t) for p in tm.partitions]

@@ -36,6 +36,8 @@ import yaml
 
 from ..launcher.services import service_names
 from ..config import Config
+from ..kafka_clients import TOOLS, client_conf
+from ..kafka_security import GATEWAY, java_client_file
 from ..gen import pgload
 from ..gen.refdata import api_key
 from ..launcher.cpugroups import CpuGroups
@@ -190,7 +192,9 @@ def plan(cfg: Config, data, *, seed: int, trace_one_in: int, option_share: float
         raise RuntimeError("no active member with an active account: load reference data first")
     return {"gateway_url": cfg.gateway_url, "bootstrap": cfg.kafka_bootstrap, "registry_url": cfg.registry_url,
             "clients": clients, "equities": equities, "options": options, "option_share": option_share,
-            "seed": seed, "trace_one_in": trace_one_in, "result_wait_ms": 10_000}
+            "seed": seed, "trace_one_in": trace_one_in, "result_wait_ms": 10_000,
+            "kafka_login": str(java_client_file(cfg, TOOLS) or ""),
+            "order_kafka_login": str(java_client_file(cfg, GATEWAY) or "")}
 
 
 class LoadClient:
@@ -308,8 +312,8 @@ def _wait_settled(cfg: Config, groups: list[str], timeout: float, floor: int = 1
     from confluent_kafka import Consumer
     from confluent_kafka.admin import AdminClient
     from ..analytics.collector import group_lags
-    admin = AdminClient({"bootstrap.servers": cfg.kafka_bootstrap})
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"settle-{_uuid.uuid4().hex}"})
+    admin = AdminClient(client_conf(cfg))
+    consumer = Consumer(client_conf(cfg, **{"group.id": f"settle-{_uuid.uuid4().hex}"}))
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

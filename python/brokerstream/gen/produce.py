@@ -15,6 +15,8 @@ from typing import Iterable
 from confluent_kafka import Producer
 
 from ..config import Config
+from ..kafka_clients import TOOLS, client_conf
+from ..kafka_security import GATEWAY, ORDERS_TOPIC
 from ..schemas import Registry, schema_str
 from .avro_binary import StringCache, encode_order, encode_tick, framed
 from .orders import GeneratedOrder
@@ -33,8 +35,8 @@ PRODUCER_DEFAULTS = {
 }
 
 
-def producer(cfg: Config, **overrides) -> Producer:
-    return Producer({"bootstrap.servers": cfg.kafka_bootstrap, **PRODUCER_DEFAULTS, **overrides})
+def producer(cfg: Config, principal: str = TOOLS, **overrides) -> Producer:
+    return Producer(client_conf(cfg, principal, **PRODUCER_DEFAULTS, **overrides))
 
 
 def schema_header(cfg: Config, topic: str, record: str) -> bytes:
@@ -80,7 +82,8 @@ def produce_orders(cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str 
         if err is not None:
             errors.append(str(err))
 
-    p = producer(cfg, on_delivery=delivered)
+    # Orders written straight to Kafka stand in for the gateway: in the secure profile only it may write them.
+    p = producer(cfg, GATEWAY if topic == ORDERS_TOPIC else TOOLS, on_delivery=delivered)
     t0 = time.monotonic()
     next_report = t0 + 5
     for n, o in enumerate(orders, 1):

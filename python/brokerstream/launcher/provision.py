@@ -3,12 +3,13 @@ the system arrive) schemas, connectors and jobs. Every step is idempotent."""
 from __future__ import annotations
 
 from ..config import Config
+from ..kafka_clients import client_conf
 from ..topics import ensure_topics, load_catalog
 from .stack import Provisioner, Stack
 
 
 def topics(cfg: Config) -> str:
-    outcome = ensure_topics(cfg.kafka_bootstrap, load_catalog(cfg))
+    outcome = ensure_topics(client_conf(cfg, "admin"), load_catalog(cfg))
     created = sum(1 for v in outcome.values() if v != "exists")
     return f"{len(outcome)} in catalog, {created} created or grown"
 

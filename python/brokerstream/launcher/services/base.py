@@ -78,9 +78,11 @@ def port_open(host: str, port: int, timeout: float = 1.0) -> bool:
 
 
 def write_if_changed(path: Path, text: str) -> None:
+    """Config files are the stack user's alone (mode 0600): in the secure profile some hold passwords."""
+    from ...kafka_security import write_private
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+        write_private(path, text)
 
 
 def java_opts(heap: str, *extra: str) -> list[str]:

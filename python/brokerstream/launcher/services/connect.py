@@ -5,6 +5,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from ...kafka_security import java_client_properties
 from .base import Launch, Service, http_ok, java_opts, write_if_changed
 from .kafka import LOG4J
 
@@ -61,6 +62,10 @@ class Connect(Service):
             "plugin.discovery": "service_load",
             "exactly.once.source.support": "enabled",
         }
+        # The secure profile's login for the worker and for every client it makes for connectors.
+        for key, value in java_client_properties(self.cfg, "connect").items():
+            for prefix in ("", "producer.", "consumer.", "admin."):
+                settings[prefix + key] = value
         return "".join(f"{k}={v}\n" for k, v in settings.items())
 
     @property

@@ -6,7 +6,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from ... import kafka_security
 from ...errors import UserError
+from ...kafka_clients import client_conf
 from ..progress import run
 from .base import Launch, Service, java_opts, port_open, write_if_changed
 
@@ -28,6 +30,7 @@ class Kafka(Service):
 
     def __post_init__(self) -> None:
         self.name = node_name(self.node)
+        self._acls_applied = False
         self.cpu_group = "orders"
         self.stop_grace = 60.0  # a clean shutdown spares the next start its log recovery
 
@@ -73,6 +76,8 @@ class Kafka(Service):
             "num.network.threads": "3",
             "num.io.threads": "4",
         }
+        if cfg.kafka_secure:
+            settings.update(kafka_security.broker_settings(cfg, host, port, cport))
         return "".join(f"{k}={v}\n" for k, v in settings.items())
 
     def classpath(self) -> str:
@@ -80,6 +85,11 @@ class Kafka(Service):
 
     def prepare(self) -> None:
         self.check_cluster_size()
+        if self.cfg.kafka_secure:
+            with _format_lock:
+                if kafka_security.ensure_material(self.cfg):
+                    print("[kafka] secure profile: CA, broker certificate and SCRAM passwords made in "
+                          f"{kafka_security.security_dir(self.cfg)}", flush=True)
         self.data.mkdir(parents=True, exist_ok=True)
         write_if_changed(self.properties_file, self.properties())
         if (self.data / "logs" / "meta.properties").exists():
@@ -89,15 +99,25 @@ class Kafka(Service):
             if not id_file.exists():
                 id_file.parent.mkdir(parents=True, exist_ok=True)
                 id_file.write_text(self.tool_output("kafka.tools.StorageTool", "random-uuid").strip())
-        run([self.cfg.java(), "-cp", self.classpath(), f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
-             "kafka.tools.StorageTool", "format", "-t", id_file.read_text().strip(),
-             "-c", str(self.properties_file)], what=f"{self.name} storage format",
-            log=self.layout.log(f"{self.name}-format"))
+        args = ["kafka.tools.StorageTool", "format", "-t", id_file.read_text().strip(), "-c", str(self.properties_file)]
+        if self.cfg.kafka_secure:
+            args += kafka_security.scram_format_arguments(self.cfg)
+        # The main class and its arguments from a file (the java launcher's @argfile): the SCRAM
+        # passwords never appear in the process table.
+        argfile = self.data / "format.args"
+        write_if_changed(argfile, "".join(_argfile_quote(a) + "\n" for a in args))
+        try:
+            run([self.cfg.java(), "-cp", self.classpath(), f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
+                 f"@{argfile}"], what=f"{self.name} storage format", log=self.layout.log(f"{self.name}-format"))
+        finally:
+            argfile.unlink(missing_ok=True)
 
     def check_cluster_size(self) -> None:
         """A data folder made for one cluster size refuses another: the voters are in its logs."""
         marker = self.cfg.data_dir / CLUSTER_FILE
         want = f"brokers={self.cfg.kafka_brokers}\n"
+        if self.cfg.kafka_secure:  # SCRAM users exist only if the log was formatted with them
+            want += "security=sasl_ssl\n"
         with _format_lock:
             if not marker.exists():
                 if (self.cfg.data_dir / "kafka" / "logs" / "meta.properties").exists():
@@ -107,10 +127,12 @@ class Kafka(Service):
                     marker.write_text(want)
         have = marker.read_text()
         if have != want:
+            made = dict(line.split("=", 1) for line in have.split())
             raise ClusterSizeError(
-                f"{self.cfg.data_dir} holds a Kafka cluster of {have.strip().split('=')[-1]} broker(s) and "
-                f"BS_KAFKA_BROKERS is {self.cfg.kafka_brokers}: `./brokerstream reset` (it deletes the data) "
-                "or set BS_KAFKA_BROKERS back")
+                f"{self.cfg.data_dir} holds a Kafka cluster of {made.get('brokers', '?')} broker(s), security "
+                f"{made.get('security', 'plaintext')}, and the configuration asks for {self.cfg.kafka_brokers}, "
+                f"{self.cfg.kafka_security} (BS_KAFKA_BROKERS, BS_KAFKA_SECURITY): `./brokerstream reset` "
+                "(it deletes the data) or set them back")
 
     def tool_output(self, main: str, *args: str) -> str:
         import subprocess
@@ -131,13 +153,28 @@ class Kafka(Service):
         if not port_open(self.cfg.bind, port):
             return False
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient({"bootstrap.servers": f"{self.cfg.bind}:{port}", "socket.timeout.ms": 2000,
-                             "log_level": 0})
+        admin = AdminClient(client_conf(self.cfg, kafka_security.ADMIN, bootstrap=f"{self.cfg.bind}:{port}",
+                                        **{"socket.timeout.ms": 2000, "log_level": 0}))
         try:
             meta = admin.list_topics(timeout=3)
         except Exception:
             return False
-        return self.node in meta.brokers
+        if self.node not in meta.brokers:
+            return False
+        if self.cfg.kafka_secure and self.node == 1 and not self._acls_applied:
+            # before anything that needs Kafka starts: without its ACLs a client is refused everything
+            try:
+                kafka_security.apply_acls(admin)
+            except Exception as e:
+                print(f"[kafka] ACLs not applied yet: {e}", flush=True)
+                return False
+            self._acls_applied = True
+        return True
+
+
+def _argfile_quote(arg: str) -> str:
+    """One argument per line, quoted as the java launcher's @argfile wants (its brackets and '=' kept)."""
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class ClusterSizeError(UserError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ...kafka_security import GATEWAY, java_client_file
 from .base import Launch, Service, http_ok, java_opts
 
 JAR = ("streams", "streams-0.1.0.jar")
@@ -38,6 +39,9 @@ class StreamsApp(Service):
             "BROKER_GATEWAY_HOST": cfg.bind,
             "BROKER_GATEWAY_ADVERTISED_HOST": cfg.bind,
             "BROKER_GATEWAY_PORT": str(cfg.port("gateway")),
+            # the secure profile's logins: files, so no password is in the environment or argv
+            "BROKER_KAFKA_LOGIN": str(java_client_file(cfg, "streams") or ""),
+            "BROKER_GATEWAY_KAFKA_LOGIN": str(java_client_file(cfg, GATEWAY) or ""),
         }
 
     def launch(self) -> Launch:

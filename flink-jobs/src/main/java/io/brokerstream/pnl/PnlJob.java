@@ -1,6 +1,8 @@
 package io.brokerstream.pnl;
 
+import io.brokerstream.kafka.ClientLogin;
 import java.time.Duration;
+import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -58,14 +60,15 @@ public final class PnlJob {
       default -> throw new IllegalArgumentException("ticks.start is latest or earliest");
     };
     // Accepted prices only: the streams app checks every raw tick and folds the accepted ones.
-    DataStream<PnlInput> ticks = source(env, bootstrap, group, settings.get("ticks.topic"), tickStart,
+    Properties login = ClientLogin.load(settings.get("kafka.login"));
+    DataStream<PnlInput> ticks = source(env, bootstrap, login, group, settings.get("ticks.topic"), tickStart,
         new InputSchemas.Ticks(registry));
     // The whole compacted changelogs: every open position and all reference data, on any fresh start.
-    DataStream<PnlInput> positions = source(env, bootstrap, group, "positions", OffsetsInitializer.earliest(),
+    DataStream<PnlInput> positions = source(env, bootstrap, login, group, "positions", OffsetsInitializer.earliest(),
         new InputSchemas.Positions(registry));
-    DataStream<PnlInput> instruments = source(env, bootstrap, group, "ref.instruments", OffsetsInitializer.earliest(),
+    DataStream<PnlInput> instruments = source(env, bootstrap, login, group, "ref.instruments", OffsetsInitializer.earliest(),
         new InputSchemas.Instruments(registry));
-    DataStream<PnlInput> volatilities = source(env, bootstrap, group, "ref.equity-starts",
+    DataStream<PnlInput> volatilities = source(env, bootstrap, login, group, "ref.equity-starts",
         OffsetsInitializer.earliest(), new InputSchemas.Volatilities(registry));
 
     PnlPipeline.Outputs out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
@@ -87,6 +90,8 @@ public final class PnlJob {
     // spares the position records that
     records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);
     return KafkaSink.<PnlRecord>builder()
+        // first: in some versions of the builder this replaces what was set before
+        .setKafkaProducerConfig(ClientLogin.load(settings.get("kafka.login")))
         .setBootstrapServers(settings.get("bootstrap.servers"))
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(transactionalIdPrefix)
@@ -101,10 +106,11 @@ public final class PnlJob {
         .build();
   }
 
-  private static DataStream<PnlInput> source(StreamExecutionEnvironment env, String bootstrap, String group,
+  private static DataStream<PnlInput> source(StreamExecutionEnvironment env, String bootstrap, Properties login, String group,
       String topic, OffsetsInitializer start, InputSchemas.RegistryDeserializer<?> deserializer) {
     KafkaSource<PnlInput> source = KafkaSource.<PnlInput>builder()
         .setBootstrapServers(bootstrap)
+        .setProperties(login)
         .setTopics(topic)
         .setGroupId(group)
         .setStartingOffsets(start)

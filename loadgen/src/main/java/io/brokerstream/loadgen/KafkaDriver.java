@@ -6,6 +6,7 @@ import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.trace.Stages;
 import java.time.Instant;
 import java.util.Map;
+import io.brokerstream.kafka.ClientLogin;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,6 +29,7 @@ final class KafkaDriver implements Driver {
   KafkaDriver(Plan plan, AvroCodec<Order> codec) {
     Properties p = new Properties();
     p.putAll(plan.kafka());
+    p.putAll(ClientLogin.load(plan.orderKafkaLogin()));
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, plan.bootstrap());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");

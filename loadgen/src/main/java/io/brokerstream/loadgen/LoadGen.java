@@ -45,8 +45,8 @@ public final class LoadGen {
     this.mix = new OrderMix(plan);
     RestSchemaRegistry registry = new RestSchemaRegistry(plan.registryUrl());
     this.orderCodec = AvroCodec.specific(Order.class, registry, false);
-    this.results = new ResultWatcher(plan.bootstrap(), plan.kafka(), AvroCodec.specific(OrderResult.class, registry, false));
-    this.pnl = new PnlWatcher(plan.bootstrap(), plan.kafka(), AvroCodec.specific(UnrealizedPnl.class, registry, false),
+    this.results = new ResultWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(OrderResult.class, registry, false));
+    this.pnl = new PnlWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(UnrealizedPnl.class, registry, false),
         plan.pnlPartitionStride(), plan.pnlSampleOneIn());
     daemon(results, "results-watcher").start();
     daemon(pnl, "pnl-watcher").start();

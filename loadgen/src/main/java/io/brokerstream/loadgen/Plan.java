@@ -2,6 +2,7 @@ package io.brokerstream.loadgen;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.brokerstream.kafka.ClientLogin;
 import java.util.List;
 
 /** What the load client works with, written by the Python driver as JSON. */
@@ -20,12 +21,23 @@ public record Plan(
     @JsonProperty("trace_one_in") int traceOneIn,
     @JsonProperty("pnl_partition_stride") int pnlPartitionStride,
     @JsonProperty("pnl_sample_one_in") int pnlSampleOneIn,
-    @JsonProperty("kafka") java.util.Map<String, String> kafka) {
+    @JsonProperty("kafka") java.util.Map<String, String> kafka,
+    // The secure profile's login files (ClientLogin): the watchers' and the order writer's, which
+    // stands in for the gateway. Empty: none.
+    @JsonProperty("kafka_login") String kafkaLogin,
+    @JsonProperty("order_kafka_login") String orderKafkaLogin) {
 
   /** A member as the gateway knows it: its API key and its active accounts. */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Client(@JsonProperty("member") String member, @JsonProperty("key") String key,
       @JsonProperty("accounts") List<String> accounts) {}
+
+  /** The watchers' client settings: the plan's extra settings and the login. */
+  public java.util.Map<String, String> watcherKafka() {
+    java.util.Map<String, String> out = new java.util.HashMap<>(kafka);
+    ClientLogin.load(kafkaLogin).forEach((k, v) -> out.put((String) k, (String) v));
+    return out;
+  }
 
   public Plan {
     if (clients == null || clients.isEmpty()) {
@@ -36,6 +48,8 @@ public record Plan(
     }
     options = options == null ? List.of() : options;
     kafka = kafka == null ? java.util.Map.of() : kafka;
+    kafkaLogin = kafkaLogin == null ? "" : kafkaLogin;
+    orderKafkaLogin = orderKafkaLogin == null ? "" : orderKafkaLogin;
     resultWaitMs = resultWaitMs <= 0 ? 10_000 : resultWaitMs;
     maxInFlight = maxInFlight <= 0 ? 4_000 : maxInFlight;
     pnlPartitionStride = pnlPartitionStride <= 0 ? 4 : pnlPartitionStride;

@@ -1,6 +1,7 @@
 package io.brokerstream.streams;
 
 import io.brokerstream.avro.Order;
+import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.streams.gateway.Gateway;
@@ -70,6 +71,7 @@ public final class BrokerApp {
       }
     });
     OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
+        ClientLogin.load(settings.get("gateway.kafka-login")),
         AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")));
     Gateway gateway = new Gateway(settings, streams, submitter, waiters, cache);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

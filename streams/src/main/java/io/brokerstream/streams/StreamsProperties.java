@@ -7,6 +7,7 @@ import io.brokerstream.streams.errors.DeadLetterOnProcessingError;
 import io.brokerstream.streams.errors.DeadLetters;
 import io.brokerstream.streams.errors.FailOnProductionError;
 import io.brokerstream.streams.topology.BoundedRocksDb;
+import io.brokerstream.kafka.ClientLogin;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -20,6 +21,7 @@ public final class StreamsProperties {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, s.get("application.id"));
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, s.get("kafka.bootstrap"));
+    p.putAll(ClientLogin.load(s.get("kafka.login")));
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, s.getInt("stream.threads"));
     p.put(StreamsConfig.STATE_DIR_CONFIG, s.get("state.dir"));

@@ -1,5 +1,6 @@
 package io.brokerstream.serde.cli;
 
+import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import java.io.BufferedReader;
@@ -34,6 +35,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * that what this serde writes, Python and Flink read, and the reverse.
  */
 public final class AvroTool {
+  /** The secure profile's login file (ClientLogin), when set. */
+  static final String LOGIN_ENV = "BS_KAFKA_LOGIN";
+
   private AvroTool() {}
 
   public static void main(String[] args) throws Exception {
@@ -60,6 +64,7 @@ public final class AvroTool {
     AvroCodec<T> codec = AvroCodec.specific(type, registry, true);
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.putAll(ClientLogin.load(System.getenv(LOGIN_ENV)));
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     int sent = 0;
     try (KafkaProducer<String, byte[]> producer =
@@ -85,6 +90,7 @@ public final class AvroTool {
     AvroCodec<T> codec = AvroCodec.specific(type, registry, false);
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.putAll(ClientLogin.load(System.getenv(LOGIN_ENV)));
     props.put(ConsumerConfig.GROUP_ID_CONFIG, "avro-tool-" + System.nanoTime());
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

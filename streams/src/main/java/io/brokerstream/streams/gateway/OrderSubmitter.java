@@ -22,9 +22,10 @@ public final class OrderSubmitter implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
   private final AvroCodec<Order> codec;
 
-  public OrderSubmitter(String bootstrap, AvroCodec<Order> codec) {
+  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(login);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
