@@ -89,9 +89,15 @@ def password(cfg: Config, principal: str) -> str:
     return json.loads(path.read_text())[principal]
 
 
-def jaas(user: str, secret: str) -> str:
+SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+# Flink's lib/ holds flink-sql-connector-kafka, whose Kafka client is relocated; its classes are loaded
+# parent-first, so the P&L job's and the SQL tables' clients look the login module up under that name.
+FLINK_SCRAM_MODULE = "org.apache.flink.kafka.shaded." + SCRAM_MODULE
+
+
+def jaas(user: str, secret: str, module: str = SCRAM_MODULE) -> str:
     q = lambda s: s.replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
-    return f'org.apache.kafka.common.security.scram.ScramLoginModule required username="{q(user)}" password="{q(secret)}";'
+    return f'{module} required username="{q(user)}" password="{q(secret)}";'
 
 
 def java_client_properties(cfg: Config, principal: str) -> dict[str, str]:
@@ -99,7 +105,8 @@ def java_client_properties(cfg: Config, principal: str) -> dict[str, str]:
     if not cfg.kafka_secure:
         return {}
     return {"security.protocol": "SASL_SSL", "sasl.mechanism": MECHANISM,
-            "sasl.jaas.config": jaas(principal, password(cfg, principal)),
+            "sasl.jaas.config": jaas(principal, password(cfg, principal),
+                                     FLINK_SCRAM_MODULE if principal == "flink" else SCRAM_MODULE),
             "ssl.truststore.type": "PEM", "ssl.truststore.location": str(ca_file(cfg))}
 
 

@@ -136,3 +136,4 @@ def test_flink_sql_tables_log_in_as_flink(tmp_path):
     out = with_kafka_login(secure(tmp_path), statement)
     assert "'properties.security.protocol' = 'SASL_SSL'," in out
     assert 'username="flink"' in out and out.endswith("'topic' = 't')")
+    assert "org.apache.flink.kafka.shaded.org.apache.kafka.common.security.scram.ScramLoginModule" in out

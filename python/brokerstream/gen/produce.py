@@ -36,7 +36,7 @@ PRODUCER_DEFAULTS = {
 
 
 def producer(cfg: Config, principal: str = TOOLS, **overrides) -> Producer:
-    return Producer(client_conf(cfg, principal, **PRODUCER_DEFAULTS, **overrides))
+    return Producer(client_conf(cfg, principal, **{**PRODUCER_DEFAULTS, **overrides}))
 
 
 def schema_header(cfg: Config, topic: str, record: str) -> bytes:
