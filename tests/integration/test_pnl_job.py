@@ -15,6 +15,9 @@ from brokerstream.flinkjobs import PNL_JOB, Flink, deploy, stop
 from brokerstream.flowcheck import latest_positions, read_topic, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_prices
+from brokerstream.market_model import load as market_model
+
+RATE = market_model().rate  # the one the P&L job values options with
 
 MICRO = Decimal("0.000001")
 
@@ -87,9 +90,9 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
         if years == 0:
             expected = max(0.0, s - k if inst.option_type == "CALL" else k - s)
         elif inst.exercise_style == "EUROPEAN" or inst.option_type == "CALL":
-            expected = black_scholes(inst.option_type == "CALL", s, k, years, 0.05, starts[inst.underlying_id].volatility)
+            expected = black_scholes(inst.option_type == "CALL", s, k, years, RATE, starts[inst.underlying_id].volatility)
         else:  # an American put is worth at least the European one and its intrinsic value
-            assert float(v["mark_price"]) >= max(k - s, black_scholes(False, s, k, years, 0.05,
+            assert float(v["mark_price"]) >= max(k - s, black_scholes(False, s, k, years, RATE,
                                                                       starts[inst.underlying_id].volatility)) - 1e-6
             continue
         assert abs(float(v["mark_price"]) - expected) < 1e-5, (key, v["mark_price"], expected)

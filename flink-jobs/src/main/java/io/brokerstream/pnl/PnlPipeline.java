@@ -1,5 +1,6 @@
 package io.brokerstream.pnl;
 
+import io.brokerstream.pricing.MarketModel;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -24,12 +25,12 @@ public final class PnlPipeline {
    * output, and a sink shared with the roll-ups would have them cross the network to reach it.
    */
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
+    MarketModel market = MarketModel.load(); // the order flow's model too: one definition
     SingleOutputStreamOperator<PnlRecord> positions = inputs
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
             settings.getLong("snapshot.interval-ms"),
-            settings.getDouble("pricing.rate"),
-            settings.getInt("pricing.binomial-steps")))
+            market.rate(), market.binomialSteps()))
         // the uid names the state layout: a savepoint of the older per-position map states is refused
         // rather than restored into an empty book
         .name("revalue by underlying").uid("revalue-books");

@@ -4,7 +4,7 @@ import io.brokerstream.avro.Account;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
-import io.brokerstream.pricing.OptionPricer;
+import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
@@ -109,7 +109,7 @@ public final class OrderTopology {
 
     // The decision: one order at a time per member, exactly once.
     OrderDecider decider = new OrderDecider(
-        new OptionPricer(settings.getDouble("pricing.rate"), settings.getInt("pricing.binomial-steps")),
+        MarketModel.load().pricer(),
         Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
     Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)

@@ -72,7 +72,7 @@ final class FlowFixture implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
-    Map<String, String> overrides = new HashMap<>(Map.of("state.dir", stateDir.toString(), "pricing.rate", "0.05"));
+    Map<String, String> overrides = new HashMap<>(Map.of("state.dir", stateDir.toString()));
     overrides.putAll(settingOverrides);
     AppSettings settings = AppSettings.of(overrides);
     InMemorySchemaRegistry registry = new InMemorySchemaRegistry();

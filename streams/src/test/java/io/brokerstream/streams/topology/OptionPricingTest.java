@@ -7,6 +7,7 @@ import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Side;
 import io.brokerstream.money.Micros;
+import io.brokerstream.pricing.MarketModel;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.AfterEach;
@@ -33,7 +34,9 @@ class OptionPricingTest {
 
   @Test
   void europeanOptionsMatchTheReferenceValues() {
-    // S=100 (the latest price), K=100, T=1, r=0.05, sigma=0.2 (EQ1's volatility)
+    // S=100 (the latest price), K=100, T=1, r=0.05, sigma=0.2 (EQ1's volatility): the reference values
+    // hold for the market model's rate
+    assertThat(MarketModel.load().rate()).isEqualTo(0.05);
     flow.option("C", "EQ1", "CALL", "EUROPEAN", "100", MATURITY).option("P", "EQ1", "PUT", "EUROPEAN", "100", MATURITY);
     assertThat(fill("C")).isCloseTo(10.4506, within(5e-5));
     assertThat(fill("P")).isCloseTo(5.5735, within(5e-5));
@@ -46,7 +49,7 @@ class OptionPricingTest {
     double call = fill("C");
     double put = fill("P");
     // fills are rounded to the micro: parity holds to two micros
-    assertThat(call - put).isCloseTo(87.5 - 95 * Math.exp(-0.05), within(2e-6));
+    assertThat(call - put).isCloseTo(87.5 - 95 * Math.exp(-MarketModel.load().rate()), within(2e-6));
   }
 
   @Test

@@ -1,0 +1,48 @@
+package io.brokerstream.pricing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/**
+ * The market model both dataflows price options with, read from market-model.properties in this
+ * module: one definition, so the order flow and the P&L job cannot disagree on a rate.
+ */
+public record MarketModel(double rate, int binomialSteps) {
+  public static final String RESOURCE = "/market-model.properties";
+
+  public MarketModel {
+    if (!Double.isFinite(rate) || rate < -1 || rate > 1) {
+      throw new IllegalArgumentException("market model: rate must be a yearly fraction in [-1, 1], got " + rate);
+    }
+    if (binomialSteps < 1 || binomialSteps > 100_000) {
+      throw new IllegalArgumentException("market model: binomial-steps must be 1..100000, got " + binomialSteps);
+    }
+  }
+
+  /** The model of market-model.properties. */
+  public static MarketModel load() {
+    Properties p = new Properties();
+    try (InputStream in = MarketModel.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(RESOURCE + " is missing from the pricing jar");
+      }
+      p.load(in);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + RESOURCE, e);
+    }
+    return new MarketModel(Double.parseDouble(required(p, "rate")), Integer.parseInt(required(p, "binomial-steps")));
+  }
+
+  private static String required(Properties p, String key) {
+    String v = p.getProperty(key);
+    if (v == null || v.isBlank()) {
+      throw new IllegalStateException(RESOURCE + " has no " + key);
+    }
+    return v.trim();
+  }
+
+  public OptionPricer pricer() {
+    return new OptionPricer(rate, binomialSteps);
+  }
+}
