@@ -273,6 +273,14 @@ def cmd_bench(cfg, args) -> int:
     args.tick_rate_given = args.tick_rate is not None
     if args.tick_rate is None:
         args.tick_rate = 10_000
+    if args.which == "pricing":
+        # pricing alone (no stack): American put accuracy against a fine tree, and valuations/s
+        from .launcher.layout import Layout
+        jar = Layout(cfg).module_jar("pricing", "pricing-0.1.0.jar")
+        if not jar.exists():
+            raise FileNotFoundError(f"{jar} is missing: run ./brokerstream install (it builds the Java modules)")
+        return subprocess.call([cfg.java(), "-cp", str(jar), "io.brokerstream.pricing.bench.AmericanPutBench",
+                                str(args.contracts)])
     if args.which == "drain":
         from .bench import drain
         result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
@@ -430,8 +438,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="benchmarks that print figures: `system` (the whole stack under stepped load), "
                                      "`drain` (prefill, then drain), `gateway`, `sink` (Postgres lag), "
-                                     "`pnl` (revaluation)")
-    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl"])
+                                     "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
+                                     "no stack)")
+    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl", "pricing"])
+    s.add_argument("--contracts", type=int, default=3000, help="pricing: random American puts to value (3,000)")
     s.add_argument("--positions", type=int, default=None,
                    help="pnl: open positions (100,000); system: extra open positions for the P&L job (20,000)")
     s.add_argument("--rates", help="system: order rates of the steps, comma separated "

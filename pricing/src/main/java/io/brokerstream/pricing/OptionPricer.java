@@ -3,7 +3,9 @@ package io.brokerstream.pricing;
 /**
  * The broker's option model: Black-Scholes for European options, a binomial tree for American ones.
  * Without dividends an American call is never exercised early, so it is worth exactly its European
- * value and is priced by the closed form; only American puts need the tree.
+ * value and is priced by the closed form; only American puts need the tree, the smoothed and
+ * extrapolated one ({@link BinomialTree#americanPut}): a plain 100-step CRR tree was off by up to 0.12 on
+ * a 39 put, this one by 0.03 (`./brokerstream bench pricing`).
  */
 public final class OptionPricer implements java.io.Serializable {
   private static final long serialVersionUID = 1L;
@@ -25,6 +27,6 @@ public final class OptionPricer implements java.io.Serializable {
     if (style == ExerciseStyle.EUROPEAN || type == OptionType.CALL) {
       return BlackScholes.price(type, spot, strike, years, rate, sigma);
     }
-    return BinomialTree.price(type, style, spot, strike, years, rate, sigma, steps);
+    return BinomialTree.americanPut(spot, strike, years, rate, sigma, steps);
   }
 }
