@@ -281,6 +281,14 @@ def cmd_bench(cfg, args) -> int:
             raise FileNotFoundError(f"{jar} is missing: run ./brokerstream install (it builds the Java modules)")
         return subprocess.call([cfg.java(), "-cp", str(jar), "io.brokerstream.pricing.bench.AmericanPutBench",
                                 str(args.contracts)])
+    if args.which == "tracing":
+        # the order path's stage tracing alone; its share is taken of a whole-stack CPU figure
+        from .launcher.layout import Layout
+        jar = Layout(cfg).module_jar("streams", "streams-0.1.0.jar")  # schemas and kafka-clients inside
+        if not jar.exists():
+            raise FileNotFoundError(f"{jar} is missing: run ./brokerstream install (it builds the Java modules)")
+        return subprocess.call([cfg.java(), "-cp", str(jar), "io.brokerstream.trace.bench.TracingBench",
+                                str(args.trace_one_in), str(args.stack_us_per_order)])
     if args.which == "drain":
         from .bench import drain
         result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
@@ -439,8 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("bench", help="benchmarks that print figures: `system` (the whole stack under stepped load), "
                                      "`drain` (prefill, then drain), `gateway`, `sink` (Postgres lag), "
                                      "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
-                                     "no stack)")
-    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl", "pricing"])
+                                     "no stack), `tracing` (stage tracing's cost, alone)")
+    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl", "pricing", "tracing"])
+    s.add_argument("--trace-one-in", type=int, default=100, help="tracing: one order in N sampled (100, as bench system)")
+    s.add_argument("--stack-us-per-order", type=float, default=1720.0,
+                   help="tracing: whole-stack CPU microseconds per order to compare with (1,720: bench system's "
+                        "1.72 cores at 1,000 orders/s)")
     s.add_argument("--contracts", type=int, default=3000, help="pricing: random American puts to value (3,000)")
     s.add_argument("--positions", type=int, default=None,
                    help="pnl: open positions (100,000); system: extra open positions for the P&L job (20,000)")
