@@ -3,7 +3,8 @@ Postgres, the registry, Connect (Debezium carries the reference data) and the or
 
 Its own ports (24xxx) and data folder (.data-test-cluster/). `./brokerstream test` runs this suite after
 the integration suite has stopped its stack, so the two never share the machine's two cores.
-BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running.
+BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running. The suite runs in either Kafka
+profile: `BS_KAFKA_SECURITY=sasl_ssl` in the environment runs the three nodes with TLS, SCRAM and ACLs.
 """
 from __future__ import annotations
 

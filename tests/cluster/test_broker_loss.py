@@ -12,6 +12,7 @@ from collections import Counter
 
 from confluent_kafka.admin import AdminClient, ConfigResource
 
+from brokerstream.kafka_clients import client_conf
 from brokerstream.launcher.services.kafka import node_name
 from brokerstream.topics import load_catalog
 
@@ -24,13 +25,13 @@ def _pids(env) -> dict[str, int | None]:
 
 
 def _busiest_leader(cfg, topics) -> int:
-    meta = AdminClient({"bootstrap.servers": cfg.kafka_bootstrap}).list_topics(timeout=30)
+    meta = AdminClient(client_conf(cfg)).list_topics(timeout=30)
     led = Counter(p.leader for t in topics for p in meta.topics[t].partitions.values())
     return led.most_common(1)[0][0]
 
 
 def test_every_topic_is_replicated_on_three_nodes(cluster, cluster_world):
-    admin = AdminClient({"bootstrap.servers": cluster.kafka_bootstrap})
+    admin = AdminClient(client_conf(cluster))
     meta = admin.list_topics(timeout=30)
     assert sorted(meta.brokers) == [1, 2, 3]
     catalog = {t.name for t in load_catalog(cluster)}
@@ -67,7 +68,7 @@ def test_kill_minus_nine_of_one_broker_loses_nothing_and_needs_no_manual_step(cl
     # `up` brings the node back; it rejoins and catches up its replicas
     out = launcher(cluster_env, "up", "--no-install", "streams", "connect", timeout=600).stdout
     assert name in out and _pids(cluster_env)[name] not in (None, victim), out
-    admin = AdminClient({"bootstrap.servers": cluster.kafka_bootstrap})
+    admin = AdminClient(client_conf(cluster))
     deadline = time.monotonic() + 120
     while True:
         meta = admin.list_topics(topic="orders", timeout=30)
