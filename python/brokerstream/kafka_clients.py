@@ -8,7 +8,7 @@ The tools log in as `tools`, which may not write `orders`. Lab tools that stand 
 from __future__ import annotations
 
 from .config import Config
-from .kafka_security import GATEWAY, MECHANISM, ca_file, password
+from .kafka_security import MECHANISM, ca_file, password
 
 TOOLS = "tools"
 
@@ -21,8 +21,3 @@ def client_conf(cfg: Config, principal: str = TOOLS, *, bootstrap: str | None = 
                      "ssl.ca.location": str(ca_file(cfg))})
     conf.update(extra)
     return conf
-
-
-def order_writer_conf(cfg: Config, **extra) -> dict:
-    """For the lab's direct order injection, which bypasses the gateway and so stands in for it."""
-    return client_conf(cfg, GATEWAY, **extra)

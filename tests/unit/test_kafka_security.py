@@ -10,7 +10,7 @@ import pytest
 
 from brokerstream import config, kafka_security
 from brokerstream.config import ConfigError
-from brokerstream.kafka_clients import client_conf, order_writer_conf
+from brokerstream.kafka_clients import client_conf
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import all_services
 from brokerstream.launcher.services.kafka import ClusterSizeError, Kafka, _argfile_quote
@@ -91,7 +91,7 @@ def test_every_client_logs_in_as_its_own_principal_and_order_writers_as_the_gate
     tools = client_conf(cfg, **{"group.id": "g"})
     assert (tools["security.protocol"], tools["sasl.mechanisms"]) == ("SASL_SSL", "SCRAM-SHA-512")
     assert (tools["sasl.username"], tools["sasl.password"], tools["group.id"]) == ("tools", creds["tools"], "g")
-    assert order_writer_conf(cfg)["sasl.username"] == "gateway"
+    assert client_conf(cfg, kafka_security.GATEWAY)["sasl.username"] == "gateway"
     env = all_services(cfg)["streams"].environment()
     assert env["BROKER_KAFKA_LOGIN"].endswith("client-streams.properties")
     assert env["BROKER_GATEWAY_KAFKA_LOGIN"].endswith("client-gateway.properties")

@@ -73,16 +73,17 @@ public final class PnlJob {
 
     PnlPipeline.Outputs out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
     String prefix = settings.get("transactional-id-prefix");
-    out.positions().sinkTo(sink(settings, prefix + "-positions", PnlRecordSchema.POSITIONS))
+    out.positions().sinkTo(sink(settings, login, prefix + "-positions", PnlRecordSchema.POSITIONS))
         .name("position P&L to Kafka").uid("pnl-sink-positions");
-    out.snapshots().sinkTo(sink(settings, prefix + "-snapshots", PnlRecordSchema.POSITION_SNAPSHOTS))
+    out.snapshots().sinkTo(sink(settings, login, prefix + "-snapshots", PnlRecordSchema.POSITION_SNAPSHOTS))
         .name("position P&L snapshots to Kafka").uid("pnl-sink-position-snapshots");
-    out.rollUps().sinkTo(sink(settings, prefix + "-rollups", null))
+    out.rollUps().sinkTo(sink(settings, login, prefix + "-rollups", null))
         .name("roll-ups to Kafka").uid("pnl-sink-rollups");
   }
 
   /** A sink to {@code topic}, or to each record's own topic when null. */
-  private static KafkaSink<PnlRecord> sink(PnlSettings settings, String transactionalIdPrefix, String topic) {
+  private static KafkaSink<PnlRecord> sink(PnlSettings settings, Properties login, String transactionalIdPrefix,
+      String topic) {
     var records = KafkaRecordSerializationSchema.<PnlRecord>builder()
         .setKeySerializationSchema(new PnlRecordSchema.Keys())
         .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url"), topic));
@@ -90,8 +91,9 @@ public final class PnlJob {
     // spares the position records that
     records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);
     return KafkaSink.<PnlRecord>builder()
-        // first: in some versions of the builder this replaces what was set before
-        .setKafkaProducerConfig(ClientLogin.load(settings.get("kafka.login")))
+        // first: in some versions of the builder this replaces what was set before, and keeps the
+        // object it is given, which the sink's own settings below then change: a copy per sink
+        .setKafkaProducerConfig((Properties) login.clone())
         .setBootstrapServers(settings.get("bootstrap.servers"))
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(transactionalIdPrefix)
