@@ -6,6 +6,7 @@ import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.streams.gateway.Gateway;
 import io.brokerstream.streams.gateway.OrderSubmitter;
+import io.brokerstream.streams.gateway.PendingOrders;
 import io.brokerstream.streams.gateway.ResultWaiters;
 import io.brokerstream.streams.topology.OrderTopology;
 import io.brokerstream.streams.topology.ReferenceCache;
@@ -49,9 +50,14 @@ public final class BrokerApp {
     RestSchemaRegistry registry = new RestSchemaRegistry(settings.get("registry.url"));
     AppSerdes serdes = new AppSerdes(registry, settings.getBoolean("registry.auto-register"));
     ResultWaiters waiters = new ResultWaiters();
+    PendingOrders pending = new PendingOrders(settings.getInt("gateway.pending-capacity"),
+        settings.getLong("gateway.pending-ttl-ms"), System::currentTimeMillis);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     ReferenceCache cache = new ReferenceCache();
-    Topology topology = OrderTopology.build(settings, serdes, props, waiters::complete, cache);
+    Topology topology = OrderTopology.build(settings, serdes, props, (key, result) -> {
+      pending.decided(key);
+      waiters.complete(key, result);
+    }, cache);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -73,7 +79,7 @@ public final class BrokerApp {
     OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
         ClientLogin.load(settings.get("gateway.kafka-login")),
         AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")));
-    Gateway gateway = new Gateway(settings, streams, submitter, waiters, cache);
+    Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");
       // Each part closes whatever another one threw: Kafka Streams above all must close, or its state

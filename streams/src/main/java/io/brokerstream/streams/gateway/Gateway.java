@@ -74,6 +74,7 @@ public final class Gateway implements AutoCloseable {
   private final Queries queries;
   private final OrderSubmitter submitter;
   private final ResultWaiters waiters;
+  private final PendingOrders pending;
   private final ApiKeys apiKeys;
   private final OrderRequests requests;
   private final long defaultWaitMs;
@@ -89,7 +90,8 @@ public final class Gateway implements AutoCloseable {
   private final AtomicLong traced = new AtomicLong();
 
   public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
-      ReferenceCache cache) throws IOException {
+      PendingOrders pending, ReferenceCache cache) throws IOException {
+    this.pending = pending;
     this.streams = streams;
     this.submitter = submitter;
     this.waiters = waiters;
@@ -185,6 +187,7 @@ public final class Gateway implements AutoCloseable {
       if (err != null) {
         error(ex, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
       } else {
+        pending.accepted(Topics.resultKey(member, order.getOrderId()));
         send(ex, 202, accepted(order));
       }
     }, workers);
@@ -205,6 +208,7 @@ public final class Gateway implements AutoCloseable {
             + "of it; GET each order to see): " + err.getMessage()));
         return;
       }
+      orders.forEach(o -> pending.accepted(Topics.resultKey(member, o.getOrderId())));
       ObjectNode body = json.createObjectNode();
       ArrayNode list = body.putArray("orders");
       orders.forEach(o -> list.add(accepted(o)));
@@ -247,7 +251,7 @@ public final class Gateway implements AutoCloseable {
     // once per poll (after the waiter is registered, so no result slips between), except when no slot
     // is free: a result that is already there is still answered rather than refused.
     if (wait == 0) {
-      answerNow(ex, where, key, new HttpError(404, "no result for order " + orderId + " (pending or unknown)"));
+      answerNow(ex, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
       return;
     }
     Runnable release;
@@ -278,8 +282,13 @@ public final class Gateway implements AutoCloseable {
       if (answered.compareAndSet(false, true)) {
         cancel.run();
         release.run();
-        workers.execute(() -> error(ex, new HttpError(404, "no result for order " + orderId + " after " + wait
-            + " ms (pending or unknown)")));
+        workers.execute(() -> {
+          if (pending.isPending(key)) {
+            send(ex, 202, pendingBody(orderId));
+          } else {
+            error(ex, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
+          }
+        });
       }
     }, wait, TimeUnit.MILLISECONDS);
   }
@@ -287,10 +296,22 @@ public final class Gateway implements AutoCloseable {
   /** The stored result, or `otherwise` when there is none yet. */
   private void answerNow(HttpExchange ex, KeyQueryMetadata where, String key, HttpError otherwise) {
     OrderResult now = queries.result(where, key);
-    if (now == null) {
+    if (now != null) {
+      respondResult(ex, now);
+    } else if (otherwise.status == 404 && pending.isPending(key)) {
+      send(ex, 202, pendingBody(key.substring(key.indexOf('|') + 1)));
+    } else {
       throw otherwise;
     }
-    respondResult(ex, now);
+  }
+
+  /** An order this gateway wrote to Kafka whose result is not there yet: accepted, not unknown. */
+  private ObjectNode pendingBody(String orderId) {
+    ObjectNode node = json.createObjectNode();
+    node.put("order_id", orderId);
+    node.put("status", "PENDING");
+    node.put("result", "/orders/" + orderId);
+    return node;
   }
 
   private void respondResult(HttpExchange ex, OrderResult r) {

@@ -1,0 +1,71 @@
+package io.brokerstream.streams.gateway;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Orders this gateway wrote to Kafka whose result it has not seen yet: a status poll for one of them
+ * answers "pending" rather than "unknown". Only this gateway's own acknowledgement puts an order here
+ * (never anything a client says), keyed like the results (member|order id), so a member cannot learn
+ * of another's orders. Bounded: an entry leaves when the result is materialized here, or after
+ * {@code ttlMillis}; past {@code capacity} entries new ones are not remembered (such an order then
+ * reads as unknown until its result exists, as every order did before).
+ */
+public final class PendingOrders {
+  private final Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
+  private final int capacity;
+  private final long ttlMillis;
+  private final LongSupplier clock;
+
+  public PendingOrders(int capacity, long ttlMillis, LongSupplier clock) {
+    if (capacity < 0 || ttlMillis <= 0) {
+      throw new IllegalArgumentException("capacity >= 0 and ttl > 0 required");
+    }
+    this.capacity = capacity;
+    this.ttlMillis = ttlMillis;
+    this.clock = clock;
+  }
+
+  /** Called once Kafka acknowledged the order's write. */
+  public void accepted(String resultKey) {
+    long now = clock.getAsLong();
+    if (acceptedAt.size() >= capacity) {
+      expire(now);
+      if (acceptedAt.size() >= capacity) {
+        return;
+      }
+    }
+    acceptedAt.put(resultKey, now);
+  }
+
+  /** Called for every result materialized on this instance. */
+  public void decided(String resultKey) {
+    acceptedAt.remove(resultKey);
+  }
+
+  public boolean isPending(String resultKey) {
+    Long at = acceptedAt.get(resultKey);
+    if (at == null) {
+      return false;
+    }
+    if (clock.getAsLong() - at > ttlMillis) {
+      acceptedAt.remove(resultKey, at);
+      return false;
+    }
+    return true;
+  }
+
+  int size() {
+    return acceptedAt.size();
+  }
+
+  private void expire(long now) {
+    for (Iterator<Long> it = acceptedAt.values().iterator(); it.hasNext(); ) {
+      if (now - it.next() > ttlMillis) {
+        it.remove();
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.brokerstream.streams.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class PendingOrdersTest {
+  private final AtomicLong now = new AtomicLong(1_000);
+  private final PendingOrders pending = new PendingOrders(3, 100, now::get);
+
+  @Test
+  void anAcceptedOrderIsPendingUntilItsResultIsMaterialized() {
+    pending.accepted("m1|o1");
+    assertTrue(pending.isPending("m1|o1"));
+    pending.decided("m1|o1");
+    assertFalse(pending.isPending("m1|o1"));
+  }
+
+  @Test
+  void anotherMembersOrderWithTheSameIdIsNotPending() {
+    pending.accepted("m1|o1");
+    assertFalse(pending.isPending("m2|o1"));
+    assertFalse(pending.isPending("never-accepted"));
+  }
+
+  @Test
+  void anEntryExpiresAfterItsTtl() {
+    pending.accepted("m1|o1");
+    now.addAndGet(100);
+    assertTrue(pending.isPending("m1|o1"));
+    now.addAndGet(1);
+    assertFalse(pending.isPending("m1|o1"));
+    assertEquals(0, pending.size());
+  }
+
+  @Test
+  void pastCapacityNewOrdersAreNotRememberedUntilOldOnesExpire() {
+    pending.accepted("m|1");
+    pending.accepted("m|2");
+    pending.accepted("m|3");
+    pending.accepted("m|4");
+    assertFalse(pending.isPending("m|4"));
+    assertEquals(3, pending.size());
+    now.addAndGet(101);
+    pending.accepted("m|5");
+    assertTrue(pending.isPending("m|5"));
+    assertEquals(1, pending.size());
+  }
+
+  @Test
+  void nonsenseSettingsAreRefused() {
+    assertThrows(IllegalArgumentException.class, () -> new PendingOrders(-1, 100, now::get));
+    assertThrows(IllegalArgumentException.class, () -> new PendingOrders(10, 0, now::get));
+  }
+}
