@@ -74,3 +74,65 @@ def test_a_real_process_lands_in_its_group_and_the_group_goes_away(tmp_path):
         proc.wait()
     cg.remove()
     assert not cg.parent.exists()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpu", os.W_OK), reason="needs a writable cgroup v1 cpu hierarchy")
+@pytest.mark.parametrize("vcpus", [0.25, 0.5])
+def test_a_quota_is_really_in_force_on_a_busy_process(tmp_path, vcpus):
+    """Two spinning threads would take two cores; under the quota they get what it allows (+10 % at most)."""
+    import subprocess
+    import sys
+    import time
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
+    spin = "import threading\ndef f():\n    while True: pass\nthreading.Thread(target=f, daemon=True).start()\nf()"
+    # two processes (the GIL would keep one to a core): the limit is on the group, not a process
+    procs = [subprocess.Popen([sys.executable, "-c", spin], preexec_fn=lambda: cg.join("sync")) for _ in range(2)]
+    try:
+        cg.quota(vcpus)
+        assert cg.quota_vcpus() == pytest.approx(vcpus)
+        time.sleep(0.5)
+        t0, c0 = time.monotonic(), sum(_cpu_seconds(p.pid) for p in procs)
+        time.sleep(3)
+        used = (sum(_cpu_seconds(p.pid) for p in procs) - c0) / (time.monotonic() - t0)
+        assert used <= vcpus * 1.10, f"{used:.3f} cores used under a {vcpus} vCPU quota"
+        assert used >= vcpus * 0.5, f"{used:.3f} cores: the spinners should get their share"
+        cg.quota(None)
+        assert cg.quota_vcpus() is None
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        cg.remove()
+    assert not cg.parent.exists()
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="needs a writable cgroup v1 memory hierarchy")
+def test_a_memory_limit_holds_the_groups_processes_and_goes_away_with_them(tmp_path):
+    import subprocess
+    import sys
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
+    proc = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: cg.join("platform"))
+    hog = None
+    try:
+        cg.memory_limit(0.25)
+        assert cg.memory_limit_gb() == pytest.approx(0.25)
+        assert f"memory:/{cg.memory_parent.name}" in open(f"/proc/{proc.pid}/cgroup").read()
+        # what is placed afterwards joins it too; past the limit the kernel stops it (OOM), not the machine
+        hog = subprocess.Popen([sys.executable, "-c", "import time; x = bytearray(400 * 2**20); time.sleep(30)"])
+        cg.place("platform", [hog.pid])
+        # a process moved in before it allocates: its 400 MB cannot fit in 256 MB
+        assert hog.wait(timeout=30) != 0
+        cg.memory_limit(None)
+        assert cg.memory_limit_gb() is None
+    finally:
+        for p in (proc, hog):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+        cg.remove()
+    assert not cg.memory_parent.exists() and not cg.parent.exists()

@@ -8,7 +8,9 @@ takes nothing from the others, and a busy one alone may use every core.
     <cgroup root>/cpu/bs-<id of the data folder>/orders | clients | platform | pnl | sync
 
 One parent per data folder, so the test stack and the default stack never share groups. The parent
-is also where a resource step's CPU quota goes (cpu.cfs_quota_us limits the whole stack).
+is also where a resource step's CPU quota goes (cpu.cfs_quota_us limits the whole stack), and a step's
+memory limit has a parent of the same name in the `memory` hierarchy (memory.limit_in_bytes), which
+every process placed in a CPU group joins while it exists.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from ..config import Config
 
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
+CGROUP_MEMORY = Path("/sys/fs/cgroup/memory")
 GROUPS = ("orders", "clients", "platform", "pnl", "sync")
 
 
@@ -28,9 +31,10 @@ class CpuGroups:
     parent: Path
     shares: dict[str, int]
     enabled: bool
+    memory_parent: Path | None = None
 
     @classmethod
-    def of(cls, cfg: Config, root: Path = CGROUP_CPU) -> "CpuGroups":
+    def of(cls, cfg: Config, root: Path = CGROUP_CPU, memory_root: Path = CGROUP_MEMORY) -> "CpuGroups":
         mode = (cfg.get("BS_CPU_PRIORITY") or "auto").lower()
         if mode not in ("on", "off", "auto"):
             raise ValueError(f"BS_CPU_PRIORITY is on, off or auto, got {mode!r}")
@@ -39,7 +43,8 @@ class CpuGroups:
         writable = root.is_dir() and os.access(root, os.W_OK)
         if mode == "on" and not writable:
             raise PermissionError(f"BS_CPU_PRIORITY=on but {root} is not a writable cgroup v1 cpu hierarchy")
-        return cls(root / f"bs-{ident}", shares, mode == "on" or (mode == "auto" and writable))
+        memory = memory_root / f"bs-{ident}" if memory_root.is_dir() and os.access(memory_root, os.W_OK) else None
+        return cls(root / f"bs-{ident}", shares, mode == "on" or (mode == "auto" and writable), memory)
 
     def path(self, group: str) -> Path:
         if group not in GROUPS:
@@ -62,9 +67,12 @@ class CpuGroups:
             return 0
         self.ensure()
         moved = 0
+        limited = self.memory_parent is not None and self.memory_parent.is_dir()
         for pid in pids:
             try:
                 _write(self.path(group) / "cgroup.procs", pid)
+                if limited:
+                    _write(self.memory_parent / "cgroup.procs", pid)
                 moved += 1
             except (ProcessLookupError, FileNotFoundError):
                 continue  # gone meanwhile
@@ -100,8 +108,67 @@ class CpuGroups:
         _write(self.parent / "cpu.cfs_period_us", 100_000)
         _write(self.parent / "cpu.cfs_quota_us", -1 if vcpus is None else max(1000, int(vcpus * 100_000)))
 
+    def memory_limit(self, gb: float | None) -> None:
+        """Caps the whole stack's memory (page cache included) at this many GB; every process of the
+        CPU groups joins the memory group. None lifts the cap: the processes go back to the root
+        group and the memory group is deleted."""
+        if not self.enabled:
+            return
+        if self.memory_parent is None:
+            raise PermissionError("no writable cgroup v1 memory hierarchy for a memory limit")
+        if gb is None:
+            self._release_memory()
+            return
+        self.memory_parent.mkdir(exist_ok=True)
+        # Without this, pages a process touched before it moved stay charged to its old group; some
+        # kernels refuse it (EINVAL), and then the limit holds what is allocated from now on.
+        try:
+            _write(self.memory_parent / "memory.move_charge_at_immigrate", 3)
+        except OSError as exc:
+            if exc.errno != 22:
+                raise
+        for group in GROUPS:
+            for pid in self.members(group):
+                _move(self.memory_parent, pid)
+        try:
+            _write(self.memory_parent / "memory.limit_in_bytes", int(gb * 1024 ** 3))
+        except OSError as exc:
+            if exc.errno == 16:  # EBUSY: the kernel could not reclaim down to the limit
+                used = int((self.memory_parent / "memory.usage_in_bytes").read_text()) / 1024 ** 3
+                raise ValueError(f"a memory limit of {gb} GB is below what the stack holds ({used:.1f} GB)") from None
+            raise
+
+    def _release_memory(self) -> None:
+        if not self.memory_parent.is_dir():
+            return
+        for pid in (self.memory_parent / "cgroup.procs").read_text().split():
+            _move(self.memory_parent.parent, int(pid))
+        self.memory_parent.rmdir()
+
+    def memory_limit_gb(self) -> float | None:
+        try:
+            limit = int((self.memory_parent / "memory.limit_in_bytes").read_text())
+        except (OSError, TypeError):
+            return None
+        return None if limit >= 2 ** 62 else limit / 1024 ** 3
+
+    def quota_vcpus(self) -> float | None:
+        try:
+            quota = int((self.parent / "cpu.cfs_quota_us").read_text())
+            period = int((self.parent / "cpu.cfs_period_us").read_text())
+        except OSError:
+            return None
+        return None if quota < 0 else quota / period
+
     def remove(self) -> None:
         """Deletes the groups once no process is left in them."""
+        if self.memory_parent is not None and self.memory_parent.is_dir():
+            try:
+                procs = (self.memory_parent / "cgroup.procs").read_text().split()
+            except OSError:
+                procs = ["?"]
+            if not procs:
+                self.memory_parent.rmdir()
         if not self.parent.exists():
             return
         for group in GROUPS:
@@ -110,6 +177,14 @@ class CpuGroups:
                 path.rmdir()
         if not any(p.is_dir() for p in self.parent.iterdir() if p.name in GROUPS):
             self.parent.rmdir()
+
+
+def _move(group: Path, pid: int) -> None:
+    try:
+        _write(group / "cgroup.procs", pid)
+    except OSError as exc:
+        if exc.errno != 3:  # ESRCH: gone meanwhile
+            raise
 
 
 def _write(path: Path, value) -> None:
