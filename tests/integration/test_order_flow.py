@@ -45,6 +45,30 @@ def test_every_request_needs_a_known_key_and_a_member_sees_only_its_own(world, g
     assert gateway_for(M1).get("/health").status_code == 200
 
 
+def test_an_accepted_order_without_its_result_yet_reads_pending_never_unknown(world, gateway_for):
+    """Polls right behind a batch: each order is either decided (200) or pending (202), never 404; an
+    id this gateway never accepted, or another member's, is 404."""
+    a1 = accounts_of(world, M1)[0].account_id
+    m1 = gateway_for(M1)
+    batch = m1.post("/orders:batch", {"orders": [{"account_id": a1, "instrument_id": "EQ000001", "side": "BUY",
+                                                  "quantity": 1} for _ in range(500)]})
+    assert batch.status_code == 202, batch.text
+    ids = [o["order_id"] for o in batch.json()["orders"]]
+    first = {}
+    for order_id in reversed(ids):  # the last of the batch first: the most likely to be undecided
+        resp = m1.get(f"/orders/{order_id}", wait_ms=0)
+        first[order_id] = resp.status_code
+        assert resp.status_code in (200, 202), resp.text
+        if resp.status_code == 202:
+            assert resp.json() == {"order_id": order_id, "status": "PENDING", "result": f"/orders/{order_id}"}
+    assert 202 in first.values(), "no poll caught an order before its result: the test proves nothing"
+    assert m1.get("/orders/never-placed-here", wait_ms=0).status_code == 404
+    assert m1.get("/orders/never-placed-here", wait_ms=300).status_code == 404
+    assert gateway_for(M2).get(f"/orders/{ids[-1]}", wait_ms=0).status_code == 404
+    for order_id in ids:
+        assert m1.get(f"/orders/{order_id}", wait_ms=10000).status_code == 200
+
+
 def test_malformed_requests_are_refused_naming_the_field_and_write_nothing(world, gateway_for):
     gw = gateway_for(M1)
     a1 = accounts_of(world, M1)[0].account_id
