@@ -4,7 +4,8 @@ Run through the launcher (`./brokerstream load run ...`), which sets BS_* for th
 shape; or by hand: `locust -f loadtest/locustfile.py --host http://127.0.0.1:19080` (web UI).
 Settings (environment): BS_LOAD_SHAPE constant|breaking-point|bursts, BS_LOAD_USERS, BS_LOAD_DURATION,
 BS_LOAD_THINK_MIN/MAX (seconds), BS_LOAD_WEIGHTS "order,status,positions" (default 6,3,1),
-breaking point: BS_LOAD_STEP_USERS, BS_LOAD_HOLD, BS_LOAD_SLO_P95_MS; BS_LOAD_RESULT_FILE gets C_SLA.
+breaking point: BS_LOAD_STEP_USERS, BS_LOAD_HOLD, BS_LOAD_SLO_P95_MS, BS_LOAD_MAX_USERS,
+BS_LOAD_WARMUP (seconds at the first users count, not judged); BS_LOAD_RESULT_FILE gets C_SLA.
 """
 from __future__ import annotations
 
@@ -72,7 +73,9 @@ def _shape():
     if kind == "breaking-point":
         return BreakingPoint(start_users=users, step_users=int(_env("BS_LOAD_STEP_USERS", "20")),
                              hold_seconds=float(_env("BS_LOAD_HOLD", "15")),
-                             slo_p95_ms=float(_env("BS_LOAD_SLO_P95_MS", "200")))
+                             slo_p95_ms=float(_env("BS_LOAD_SLO_P95_MS", "200")),
+                             max_users=int(_env("BS_LOAD_MAX_USERS", "10000")),
+                             warmup_seconds=float(_env("BS_LOAD_WARMUP", "0")))
     if kind == "bursts":
         return StepBursts(users, int(_env("BS_LOAD_STEP_USERS", "20")), 10, 5, int(duration // 15))
     raise ValueError(f"BS_LOAD_SHAPE: constant, breaking-point or bursts, not {kind!r}")

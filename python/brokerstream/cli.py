@@ -192,12 +192,13 @@ def cmd_report(cfg, args) -> int:
 
 
 def cmd_run(cfg, args) -> int:
-    """The main job: install, stack up, reference data, opening prices, a short load run, the cost report."""
+    """The main job: install, stack up, reference data, opening prices, a short scaling experiment
+    (three resource steps), the cost report and the scaling report."""
     from .bench.drain import open_prices
     from .gen import pgload, refdata
+    from .lab import experiment, labreport
     from .launcher.install import install
     from .launcher.progress import say
-    from .load import driver
     install(cfg, skip_java=False)
     if not _stack(cfg).up():
         return 1
@@ -206,10 +207,46 @@ def cmd_run(cfg, args) -> int:
     pgload.load(cfg, data, replace=True, progress=lambda line: say("refdata", line))
     say("run", "opening prices for every equity")
     open_prices(cfg, pgload.read(cfg), seed=5)
-    driver.run_http(cfg, shape="constant", users=args.users, duration=args.duration, tick_rate=args.tick_rate,
-                    progress=print)
+    try:
+        plan = lab_plan(cfg, args, short=True)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    experiment.run(cfg, plan)
     from .analytics import report
-    report.run(cfg, cfg.data_dir / "report")
+    out = cfg.data_dir / "report"
+    report.run(cfg, out, printer=lambda _: None)
+    say("run", f"cost report: {out / 'report.html'}")
+    labreport.run(cfg, out)
+    return 0
+
+
+def lab_plan(cfg, args=None, *, short: bool = False):
+    """The experiment's plan: the command line's choices over the BS_LAB_* settings."""
+    from .lab import steps
+    from .lab.experiment import Plan
+    pick = lambda name, key, cast: cast(getattr(args, name, None) if getattr(args, name, None) is not None else cfg[key])
+    memory = pick("memory_gb", "BS_LAB_MEMORY_GB", float)
+    step_text = pick("steps", "BS_LAB_RUN_STEPS" if short else "BS_LAB_STEPS", str)
+    return Plan(steps=steps.parse(step_text, memory),
+                orders=pick("orders", "BS_LAB_RUN_ORDERS" if short else "BS_LAB_ORDERS", int),
+                warmup=pick("warmup", "BS_LAB_WARMUP", int) if not short else 5_000,
+                tick_rate=pick("tick_rate", "BS_LAB_TICK_RATE", str),
+                repeats=1 if short else pick("repeats", "BS_LAB_REPEATS", int),
+                start_users=pick("start_users", "BS_LAB_START_USERS", int),
+                step_users=pick("step_users", "BS_LAB_STEP_USERS", int),
+                hold_seconds=10 if short else pick("hold", "BS_LAB_HOLD_SECONDS", float),
+                slo_p95_ms=pick("slo_p95_ms", "BS_LAB_SLO_P95_MS", float),
+                max_users=pick("max_users", "BS_LAB_RUN_MAX_USERS" if short else "BS_LAB_MAX_USERS", int))
+
+
+def cmd_experiment(cfg, args) -> int:
+    from .lab import experiment, labreport
+    try:
+        plan = lab_plan(cfg, args)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    experiment.run(cfg, plan)
+    labreport.run(cfg, Path(args.out or cfg.data_dir / "report"), headroom=args.headroom)
     return 0
 
 
@@ -406,12 +443,33 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--value-per-response", type=float, default=0.001, help="USD a response is worth (productivity F)")
     s.set_defaults(func=cmd_report)
 
-    s = sub.add_parser("run", help="the main job: install, up, reference data, a short load run, the cost report")
+    s = sub.add_parser("run", help="the main job: install, up, reference data, a short scaling experiment "
+                                   "(three resource steps), the cost and scaling reports")
     s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
-    s.add_argument("--users", type=int, default=20)
-    s.add_argument("--duration", type=float, default=60)
-    s.add_argument("--tick-rate", type=float, default=1000, help="price ticks per second during the run")
+    s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 0.5,1,2)")
+    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 30,000)")
+    s.add_argument("--tick-rate", help="ticks per second during the drains, or `thesis` (BS_LAB_TICK_RATE: thesis)")
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("experiment", help="the scaling lab: the standard experiment at resource steps, "
+                                          "then the performance-to-cost report")
+    s.add_argument("which", choices=["scale"])
+    s.add_argument("--steps", help="vCPUs per step, comma separated; `2:t2:p2` adds stream threads and P&L "
+                                   "parallelism, `:m6` memory (BS_LAB_STEPS: 0.5,1,1.5,2)")
+    s.add_argument("--memory-gb", type=float, help="memory limit per step (BS_LAB_MEMORY_GB: 8)")
+    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_ORDERS: 200,000)")
+    s.add_argument("--warmup", type=int, help="warm-up orders before each drain (BS_LAB_WARMUP: 20,000)")
+    s.add_argument("--tick-rate", help="ticks per second during each drain, or `thesis`: each equity every 5 s "
+                                       "(BS_LAB_TICK_RATE: thesis)")
+    s.add_argument("--repeats", type=int, help="runs per step, to show the spread (BS_LAB_REPEATS: 2)")
+    s.add_argument("--start-users", type=int, help="breaking point: users at first (BS_LAB_START_USERS: 20)")
+    s.add_argument("--step-users", type=int, help="breaking point: users added per hold (BS_LAB_STEP_USERS: 40)")
+    s.add_argument("--hold", type=float, help="breaking point: seconds per hold (BS_LAB_HOLD_SECONDS: 15)")
+    s.add_argument("--slo-p95-ms", type=float, help="breaking point: the p95 SLO (BS_LAB_SLO_P95_MS: 200)")
+    s.add_argument("--max-users", type=int, help="breaking point: stop here unbroken (BS_LAB_MAX_USERS: 1,000)")
+    s.add_argument("--headroom", type=float, default=0.2, help="headroom h in the cost per 1,000 requests at C_SLA")
+    s.add_argument("--out", help="report folder (default .data/report)")
+    s.set_defaults(func=cmd_experiment)
 
     s = sub.add_parser("flink", help="the P&L job on the Flink session cluster")
     s.add_argument("action", choices=["deploy", "stop", "jobs"],

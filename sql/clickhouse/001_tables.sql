@@ -147,3 +147,39 @@ CREATE TABLE IF NOT EXISTS hop_samples (
   p50_ms  Float64,
   p99_ms  Float64
 ) ENGINE = ReplacingMergeTree ORDER BY (run_id, step, path, hop);
+
+-- What a run's stack used: CPU cores on average (the change of every service's CPU seconds over the
+-- run; a service restarted mid-run, as the drain restarts the streams app, counts from zero again).
+CREATE VIEW IF NOT EXISTS run_stack_cpu AS
+SELECT run_id, sum(used) / greatest(any(span_s), 0.001) AS stack_cpu_cores
+FROM (SELECT run_id, service, sum(delta) AS used,
+             any(dateDiff('millisecond', run_start, run_end) / 1000) AS span_s
+      FROM (SELECT run_id, service, ts,
+                   if(rn = 1, 0, if(cpu_seconds >= prev, cpu_seconds - prev, cpu_seconds)) AS delta,
+                   min(ts) OVER (PARTITION BY run_id) AS run_start, max(ts) OVER (PARTITION BY run_id) AS run_end
+            FROM (SELECT run_id, service, ts, cpu_seconds,
+                         lagInFrame(cpu_seconds) OVER (PARTITION BY run_id, service ORDER BY ts
+                                                       ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev,
+                         row_number() OVER (PARTITION BY run_id, service ORDER BY ts) AS rn
+                  FROM process_samples))
+      GROUP BY run_id, service)
+GROUP BY run_id;
+
+-- The scaling lab (`./brokerstream experiment scale`): which runs belong to which experiment and step,
+-- and the limits in force during each.
+CREATE TABLE IF NOT EXISTS experiment_runs (
+  experiment_id   String,
+  started         DateTime64(3, 'UTC'),
+  step            UInt32,                     -- 1, 2, ... in the order given
+  step_name       String,                     -- "1.5 vCPU", "2 vCPU, 2 stream threads, P&L x2"
+  repeat          UInt32,
+  kind            LowCardinality(String),     -- drain | http (breaking point)
+  run_id          String,
+  vcpus           Float64,                    -- the CPU quota on the whole stack
+  memory_gb       Float64,                    -- the memory limit on the whole stack
+  stream_threads  UInt32,
+  pnl_parallelism UInt32,
+  orders          UInt64,                     -- drain: orders prefilled and measured
+  tick_rate       Float64,                    -- ticks per second offered during the run
+  conditions      String                      -- the rest, JSON: data scale, SLO, hold, machine
+) ENGINE = ReplacingMergeTree ORDER BY (experiment_id, step, repeat, kind);

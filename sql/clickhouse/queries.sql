@@ -67,3 +67,47 @@ SELECT run_id, metric, count() AS samples,
        round(quantileExact(0.5)(value_ms), 3) AS p50_ms, round(quantileExact(0.95)(value_ms), 3) AS p95_ms,
        round(quantileExact(0.99)(value_ms), 3) AS p99_ms
 FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
+
+-- name: scaling_steps
+-- purpose: the latest scaling experiment per step: orders/s (drain) and P&L calculations/s against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1)
+WITH runs_of AS (
+  SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
+         p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
+         d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_per_s, s.value AS r_c_sla
+  FROM experiment_runs AS e FINAL
+  INNER JOIN run_prices AS p ON p.run_id = e.run_id
+  LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id
+  LEFT JOIN run_rates AS q ON q.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'drain_orders_per_s') AS d ON d.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla') AS s ON s.run_id = e.run_id
+  WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL)),
+per_step AS (
+  SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
+         avg(r_usd_hour) AS usd_hour,
+         avgIf(r_orders_per_s, kind = 'drain') AS orders_per_s,
+         minIf(r_orders_per_s, kind = 'drain') AS orders_per_s_min,
+         maxIf(r_orders_per_s, kind = 'drain') AS orders_per_s_max,
+         avgIf(r_pnl_per_s, kind = 'drain') AS pnl_per_s,
+         minIf(r_pnl_per_s, kind = 'drain') AS pnl_per_s_min,
+         maxIf(r_pnl_per_s, kind = 'drain') AS pnl_per_s_max,
+         avgIf(r_c_sla, kind = 'http') AS c_sla,
+         minIf(r_c_sla, kind = 'http') AS c_sla_min,
+         maxIf(r_c_sla, kind = 'http') AS c_sla_max,
+         countIf(kind = 'drain') AS repeats,
+         max(r_cpu_cores) AS max_cpu_cores
+  FROM runs_of GROUP BY step)
+SELECT step, step_name, vcpus, memory_gb, repeats, round(usd_hour, 6) AS usd_hour,
+       round(orders_per_s, 3) AS orders_per_s, round(orders_per_s_min, 3) AS orders_per_s_min,
+       round(orders_per_s_max, 3) AS orders_per_s_max,
+       round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s_min, 3) AS pnl_per_s_min, round(pnl_per_s_max, 3) AS pnl_per_s_max,
+       round(c_sla, 3) AS c_sla, round(c_sla_min, 3) AS c_sla_min, round(c_sla_max, 3) AS c_sla_max,
+       round(orders_per_s / usd_hour, 3) AS orders_per_s_per_usd_hour,
+       round(pnl_per_s / usd_hour, 3) AS pnl_per_s_per_usd_hour,
+       round(if(orders_per_s > 0, usd_hour / (orders_per_s * 3600) * 1e6, nan), 6) AS usd_per_million_orders,
+       -- (cost/h / C_SLA) * 1000 / (1 - h), C_SLA in requests per hour
+       round(if(c_sla > 0, (usd_hour / (c_sla * 3600)) * 1000 / (1 - {headroom}), nan), 12) AS usd_per_1000_requests_at_sla,
+       round((orders_per_s / usd_hour)
+             / nullIf(lagInFrame(orders_per_s / usd_hour) OVER (ORDER BY step ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), 0), 6)
+         AS scalability_vs_previous,
+       round(max_cpu_cores, 3) AS max_cpu_cores
+FROM per_step ORDER BY step;

@@ -134,3 +134,13 @@ def test_constant_and_burst_shapes():
     bursts = StepBursts(baseline_users=10, burst_users=5, baseline_seconds=10, burst_seconds=5, bursts=2)
     assert [bursts.tick(t, None)[0] for t in (0, 11, 16, 26)] == [10, 15, 10, 20]
     assert bursts.tick(31, None) == (10, 100) and bursts.tick(41, None) is None
+
+
+def test_breaking_point_warm_up_holds_the_first_users_and_is_not_judged():
+    bp = BreakingPoint(start_users=10, step_users=5, hold_seconds=10, slo_p95_ms=100, warmup_seconds=15)
+    awful = Window(rps=1, p95_ms=5000, error_ratio=0.5)
+    assert bp.tick(0, awful) == (10, 50) and bp.tick(14.9, awful) == (10, 50)  # cold: not judged
+    assert bp.tick(15, None) == (10, 50)
+    good = Window(rps=40, p95_ms=50, error_ratio=0)
+    assert bp.tick(25, good) == (15, 50) and bp.c_sla == 40  # the first judged hold ended 10 s after warm-up
+    assert bp.tick(35, awful) is None and "p95 5000 ms" in bp.stopped_because and bp.c_sla == 40

@@ -20,10 +20,25 @@ class InstanceType:
 
 
 @dataclass(frozen=True)
+class UnitPrices:
+    vcpu_hour: float
+    gb_hour: float
+
+    def hourly(self, vcpus: float, memory_gb: float) -> float:
+        return vcpus * self.vcpu_hour + memory_gb * self.gb_hour
+
+
+@dataclass(frozen=True)
 class PriceSheet:
     vcpu_hour: float
     gb_hour: float
     instance_types: dict[str, InstanceType]
+    fargate: UnitPrices | None = None
+    projection_gb_per_vcpu: float = 4.0
+
+    @property
+    def on_demand(self) -> UnitPrices:
+        return UnitPrices(self.vcpu_hour, self.gb_hour)
 
     def hourly(self, vcpus: float, memory_gb: float, instance_type: str = "") -> float:
         """What a run given these resources costs per hour."""
@@ -44,7 +59,11 @@ def load(path: Path = DEFAULT) -> PriceSheet:
                            instance_types={name: InstanceType(name, _positive(t["vcpus"], f"{name}.vcpus"),
                                                               _positive(t["memory_gb"], f"{name}.memory_gb"),
                                                               _positive(t["usd_hour"], f"{name}.usd_hour"))
-                                           for name, t in (doc.get("instance_types") or {}).items()})
+                                           for name, t in (doc.get("instance_types") or {}).items()},
+                           fargate=UnitPrices(_positive(doc["fargate"]["vcpu_hour"], "fargate.vcpu_hour"),
+                                              _positive(doc["fargate"]["gb_hour"], "fargate.gb_hour"))
+                           if doc.get("fargate") else None,
+                           projection_gb_per_vcpu=_positive(doc.get("projection_gb_per_vcpu", 4), "projection_gb_per_vcpu"))
     except KeyError as missing:
         raise ValueError(f"{path}: missing {missing}") from None
     return sheet

@@ -89,7 +89,7 @@ def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0, resend_eve
 
 
 def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate: float = 10_000,
-        seed: int = 23, profile: bool = False, progress=print) -> DrainResult:
+        seed: int = 23, profile: bool = False, timeout: float = 3600, progress=print) -> DrainResult:
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -126,8 +126,10 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
     if not stack.up(["streams"]):
         raise RuntimeError("the streams app did not start")
     restart = time.monotonic() - t0
-    drained = wait_drained(cfg, timeout=3600) + restart
-    stop_ticks.set()
+    try:
+        drained = wait_drained(cfg, timeout=timeout) + restart
+    finally:
+        stop_ticks.set()
     tick_rate_seen = tick_rates.get(timeout=60)
     ticks.join(10)
 

@@ -60,17 +60,20 @@ def maven_env(cfg: Config) -> dict[str, str]:
 # --- steps -------------------------------------------------------------------------------------------
 
 def system_packages(cfg: Config, layout: Layout) -> None:
-    """PostgreSQL 15 server binaries and docker-compose (to validate the compose file) from Debian."""
+    """PostgreSQL 15 server binaries, docker-compose (to validate the compose file) and chromium (to
+    check the scaling report renders) from Debian."""
     missing = []
     if not (cfg.path("BS_POSTGRES_BIN") / "postgres").exists():
         missing.append("postgresql-15")
     if shutil.which("docker-compose") is None:
         missing.append("docker-compose")
+    if shutil.which("chromium") is None:
+        missing.append("chromium")
     java21 = Path(cfg["BS_JAVA21_HOME"]) / "bin" / "java"
     if not java21.exists():
         raise StepFailed(f"the schema registry needs Java 21 or newer: no {java21}; set BS_JAVA21_HOME")
     if not missing:
-        say(TAG, "system packages: postgresql-15, docker-compose, Java 21+ present")
+        say(TAG, "system packages: postgresql-15, docker-compose, chromium, Java 21+ present")
         return
     if os.geteuid() != 0:
         raise StepFailed(f"missing Debian packages {missing}: run `apt-get install {' '.join(missing)}` as root")

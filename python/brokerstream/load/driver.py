@@ -186,14 +186,19 @@ def _start_ticks(cfg: Config, data, rate: float):
     return done, ticker
 
 
-def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, progress=print) -> RunRecord:
+def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, warmup: int | None = None,
+              timeout: float = 3600, progress=print) -> RunRecord:
     from ..bench import drain
     from ..gen import pgload
     data = pgload.read(cfg)
-    record = new_record(cfg, "drain", "drain", f"prefill-and-drain orders={orders}", data.seed, scale_step)
+    record = new_record(cfg, "drain", "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s",
+                        data.seed, scale_step)
     collector = Collector(cfg, record.run_id, service_names(cfg)).start()
-    result = drain.run(cfg, orders=orders, warmup=min(50_000, orders // 10), tick_rate=tick_rate, progress=progress)
-    collector.stop()
+    warmup = min(50_000, orders // 10) if warmup is None else warmup
+    try:
+        result = drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout, progress=progress)
+    finally:
+        collector.stop()
     record.ended = dt.datetime.now(dt.timezone.utc)
     save(cfg, record, collector, {"drain_orders_per_s": result.throughput, "drain_p99_ms": result.latency_ms["p99"]}, [])
     for line in result.lines():

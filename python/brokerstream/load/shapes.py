@@ -35,6 +35,7 @@ class BreakingPoint:
     max_error_ratio: float = 0.01
     max_users: int = 10_000
     spawn_rate: float = 50
+    warmup_seconds: float = 0  # first, start_users for this long, not judged (JIT, caches, connections)
     c_sla: float = 0.0
     stopped_because: str = ""
     steps: list = field(default_factory=list)
@@ -44,7 +45,9 @@ class BreakingPoint:
         return self.start_users + step * self.step_users
 
     def tick(self, elapsed: float, window: Window | None):
-        step = int(elapsed // self.hold_seconds)
+        if elapsed < self.warmup_seconds:
+            return self.start_users, self.spawn_rate
+        step = int((elapsed - self.warmup_seconds) // self.hold_seconds)
         if step > self._step:  # a hold has just ended: judge it by its last window
             held = self.users_at(self._step)
             self._step = step

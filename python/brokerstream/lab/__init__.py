@@ -1,0 +1,1 @@
+"""The scaling lab: the standard experiment at resource steps, and what each dollar buys."""

@@ -1,0 +1,124 @@
+"""What the steps of a scaling experiment say: per-dollar figures under both price models, the USL
+fitted to the measured steps and projected beyond this machine, where adding resources stops paying,
+and conclusions in sentences. Pure functions over the `scaling_steps` query's rows (tested against
+hand-computed values); `load` runs that query."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..analytics import pricesheet, store
+from . import usl as usl_law
+
+PROJECTED_VCPUS = (4, 8, 16, 32, 64)
+
+
+@dataclass
+class LabAnalysis:
+    steps: list[dict]
+    usl_orders: usl_law.Usl | None
+    usl_pnl: usl_law.Usl | None
+    projection: list[dict]
+    stops_paying: str
+    conclusions: list[str] = field(default_factory=list)
+
+
+def _ok(x) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def _fit(steps: list[dict], key: str) -> usl_law.Usl | None:
+    pairs = [(s["vcpus"], s[key]) for s in steps if _ok(s.get(key))]
+    try:
+        return usl_law.fit([p[0] for p in pairs], [p[1] for p in pairs])
+    except ValueError:
+        return None
+
+
+def analyse(rows: list[dict], sheet: pricesheet.PriceSheet) -> LabAnalysis:
+    steps = [dict(r) for r in rows]
+    for s in steps:
+        s["usd_hour_fargate"] = sheet.fargate.hourly(s["vcpus"], s["memory_gb"]) if sheet.fargate else float("nan")
+        s["orders_per_s_per_usd_hour_fargate"] = (s["orders_per_s"] / s["usd_hour_fargate"]
+                                                  if _ok(s.get("orders_per_s")) and _ok(s["usd_hour_fargate"]) else float("nan"))
+    orders, pnl = _fit(steps, "orders_per_s"), _fit(steps, "pnl_per_s")
+    projection = []
+    if orders is not None:
+        for vcpus in PROJECTED_VCPUS:
+            memory = vcpus * sheet.projection_gb_per_vcpu
+            cost = sheet.on_demand.hourly(vcpus, memory)
+            x = orders.throughput(vcpus)
+            projection.append({"vcpus": vcpus, "memory_gb": memory, "usd_hour": cost,
+                               "usd_hour_fargate": sheet.fargate.hourly(vcpus, memory) if sheet.fargate else float("nan"),
+                               "orders_per_s": x, "orders_per_s_per_usd_hour": x / cost,
+                               "pnl_per_s": pnl.throughput(vcpus) if pnl else float("nan")})
+    analysis = LabAnalysis(steps, orders, pnl, projection, _stops_paying(steps))
+    analysis.conclusions = conclusions(analysis)
+    return analysis
+
+
+def _stops_paying(steps: list[dict]) -> str:
+    """The first step whose throughput per dollar falls below the step before it, in words."""
+    for s in steps[1:]:
+        f = s.get("scalability_vs_previous")
+        if f is not None and math.isfinite(f) and f < 1:
+            return (f"at step {s['step']} ({s['step_name']}): its orders/s per dollar-hour is {f:.2f} times the "
+                    f"previous step's")
+    if len(steps) > 1:
+        return "not within the measured steps: each step bought more orders per dollar than the one before"
+    return "unknown: one step measured"
+
+
+def conclusions(a: LabAnalysis) -> list[str]:
+    out = []
+    measured = [s for s in a.steps if _ok(s.get("orders_per_s"))]
+    if len(measured) >= 2:
+        first, last = measured[0], measured[-1]
+        out.append(f"From {first['step_name']} to {last['step_name']} the drain went from {first['orders_per_s']:,.0f} "
+                   f"to {last['orders_per_s']:,.0f} orders/s (x{last['orders_per_s'] / first['orders_per_s']:.2f}) while "
+                   f"the price per hour went x{last['usd_hour'] / first['usd_hour']:.2f} "
+                   f"(${first['usd_hour']:.4f} to ${last['usd_hour']:.4f} on demand).")
+        best = max(measured, key=lambda s: s["orders_per_s_per_usd_hour"])
+        out.append(f"A dollar-hour buys the most orders at {best['step_name']}: {best['orders_per_s_per_usd_hour']:,.0f} "
+                   f"orders/s per $/h, ${best['usd_per_million_orders']:.4f} per million orders. "
+                   f"Adding resources stops paying {a.stops_paying}.")
+    pnl = [s for s in a.steps if _ok(s.get("pnl_per_s"))]
+    if len(pnl) >= 2:
+        best = max(pnl, key=lambda s: s["pnl_per_s_per_usd_hour"])
+        out.append(f"The P&L flow revalued {pnl[0]['pnl_per_s']:,.0f} to {pnl[-1]['pnl_per_s']:,.0f} positions/s during "
+                   f"the drains (it yields CPU to the order flow); most per dollar at {best['step_name']}.")
+    sla = [s for s in a.steps if _ok(s.get("c_sla"))]
+    if sla:
+        cheapest = min(sla, key=lambda s: s["usd_per_1000_requests_at_sla"])
+        held = ", ".join(f"{s['c_sla']:,.0f}" for s in sla)
+        out.append(f"At the SLA (p95, errors under 1 %) the gateway held {held} "
+                   f"requests/s; the cheapest 1,000 requests with headroom are at {cheapest['step_name']} "
+                   f"(${cheapest['usd_per_1000_requests_at_sla']:.2e}).")
+    if a.usl_orders is not None:
+        u = a.usl_orders
+        peak = u.peak()
+        where = (f"throughput would peak near {peak:,.1f} vCPU at {u.throughput(peak):,.0f} orders/s" if peak
+                 else "no peak: coherency cost fitted as zero")
+        best = max(a.projection, key=lambda p: p["orders_per_s_per_usd_hour"]) if a.projection else None
+        out.append(f"The Universal Scalability Law fits the drain with contention sigma = {u.sigma:.3f} and coherency "
+                   f"kappa = {u.kappa:.4f} (R^2 {u.r2:.2f}); projected beyond this machine, {where}"
+                   + (f"; of 4 to 64 vCPU the dollar buys most at {best['vcpus']} vCPU "
+                      f"({best['orders_per_s']:,.0f} orders/s for ${best['usd_hour']:.3f}/h). A model, not a measurement."
+                      if best else "."))
+    fargate = [s for s in a.steps if _ok(s.get("usd_hour_fargate"))]
+    if fargate:
+        ratio = fargate[0]["usd_hour_fargate"] / fargate[0]["usd_hour"]
+        out.append(f"Priced as Fargate tasks every step costs {abs(1 - ratio) * 100:.0f} % "
+                   f"{'less' if ratio < 1 else 'more'} than on demand, which scales every per-dollar figure by {1 / ratio:.2f}.")
+    return out
+
+
+def load(cfg, headroom: float = 0.2) -> list[dict]:
+    client = store.connect(cfg)
+    try:
+        store.apply_ddl(client)
+        pricesheet.store(client, pricesheet.load())
+        cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom)
+        return [dict(zip(cols, r)) for r in rows]
+    finally:
+        client.close()

@@ -1,0 +1,143 @@
+"""`./brokerstream experiment scale`: the standard experiment at every resource step.
+
+At each step the launcher imposes the step's limits on the whole stack (a CPU quota and a memory
+limit on its cgroups; stream threads and P&L parallelism through a restart), then, per repeat:
+1. the seed thesis's experiment: N orders prefilled and drained while ticks flow (the drain's own
+   warm-up orders are processed first and not measured);
+2. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
+   was just restarted by the drain: cold JIT), users ramp in holds until p95 exceeds the SLO or errors
+   exceed 1 %; C_SLA is the throughput of the last hold that met both. Ticks flow as in the drain.
+Every run is stored in ClickHouse (runs, samples, results) and tied to its step in experiment_runs
+with the limits in force. The limits are lifted, and the configured threads and parallelism
+restored, when the experiment ends, fails or is interrupted. The load generators run outside the
+stack's groups: they are not limited, but they share this machine's cores.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import uuid
+from dataclasses import dataclass
+
+from ..analytics import store
+from ..config import Config
+from ..errors import UserError
+from ..launcher.provision import default_stack
+from ..load import driver
+from .steps import Step
+
+
+THESIS = "thesis"
+
+
+def tick_rate_of(value: float | str, equities: int) -> float:
+    """Ticks per second: a number, or the seed thesis's rate (a tick per equity every 5 s)."""
+    if isinstance(value, str) and value.strip().lower() == THESIS:
+        return max(equities / 5.0, 1.0)
+    rate = float(value)
+    if rate < 0:
+        raise ValueError(f"tick rate must be >= 0 or {THESIS!r}, got {value}")
+    return rate
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: list[Step]
+    orders: int = 100_000
+    warmup: int = 10_000
+    tick_rate: float | str = THESIS  # ticks/s during the drain, or "thesis": every equity once per 5 s
+    http_tick_rate: float | None = None  # ticks/s during the breaking-point runs; None: the drain's
+    drain_timeout: float = 1800
+    repeats: int = 1
+    start_users: int = 20
+    step_users: int = 40
+    hold_seconds: float = 10
+    slo_p95_ms: float = 200
+    max_users: int = 1_000
+
+    def __post_init__(self):
+        if self.orders < 100 or self.repeats < 1 or self.hold_seconds < 3 or self.start_users < 1:
+            raise ValueError("orders >= 100, repeats >= 1, hold >= 3 s and users >= 1 are required")
+
+
+def run(cfg: Config, plan: Plan, progress=print) -> str:
+    """Runs the plan; returns the experiment's id."""
+    stack = default_stack(cfg)
+    groups = stack.cpu
+    if not groups.enabled:
+        raise UserError("resource steps need a writable cgroup v1 cpu hierarchy (run as root; BS_CPU_PRIORITY "
+                        "must not be off)")
+    from ..gen import pgload
+    data = pgload.read(cfg)
+    if not data.accounts:
+        raise UserError("no reference data: ./brokerstream refdata load --scale small")
+    equities = sum(1 for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE")
+    tick_rate = tick_rate_of(plan.tick_rate, equities)
+    http_ticks = tick_rate if plan.http_tick_rate is None else plan.http_tick_rate
+    experiment_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
+    conditions = {"accounts": len(data.accounts), "instruments": len(data.instruments), "seed": data.seed,
+                  "machine_cores": os.cpu_count(), "warmup_orders": plan.warmup, "slo_p95_ms": plan.slo_p95_ms,
+                  "hold_seconds": plan.hold_seconds, "start_users": plan.start_users, "step_users": plan.step_users,
+                  "pnl_job": True, "connectors": True,
+                  "tick_rate": f"{plan.tick_rate}", "http_tick_rate": http_ticks}
+    progress(f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
+             f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, then a breaking-point run")
+    scaled_out = False
+    try:
+        for number, step in enumerate(plan.steps, 1):
+            scfg = cfg.with_overrides(**step.settings())
+            progress(f"[lab] step {number}/{len(plan.steps)}: {step.name}, {step.memory_gb:g} GB")
+            groups.quota(step.vcpus)
+            groups.memory_limit(step.memory_gb)
+            if step.pnl_parallelism:
+                _redeploy_pnl(scfg, progress)
+                scaled_out = True
+            scaled_out |= bool(step.stream_threads)  # the drain restarts the app with them
+            for repeat in range(1, plan.repeats + 1):
+                drain = driver.run_drain(scfg, orders=plan.orders, warmup=plan.warmup, scale_step=number,
+                                         tick_rate=tick_rate, timeout=plan.drain_timeout, progress=progress)
+                _record(cfg, experiment_id, number, step, repeat, "drain", drain.run_id, plan.orders,
+                        tick_rate, conditions)
+                http = driver.run_http(scfg, shape="breaking-point", users=plan.start_users,
+                                       duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
+                                       scale_step=number, tick_rate=http_ticks, progress=progress,
+                                       extra_env={"BS_LOAD_STEP_USERS": str(plan.step_users),
+                                                  "BS_LOAD_HOLD": str(plan.hold_seconds),
+                                                  "BS_LOAD_SLO_P95_MS": str(plan.slo_p95_ms),
+                                                  "BS_LOAD_MAX_USERS": str(plan.max_users),
+                                                  "BS_LOAD_WARMUP": str(plan.hold_seconds)})
+                _record(cfg, experiment_id, number, step, repeat, "http", http.run_id, 0, http_ticks, conditions)
+    finally:
+        groups.quota(None)
+        groups.memory_limit(None)
+        if scaled_out:
+            progress("[lab] restoring the configured stream threads and P&L parallelism")
+            default_stack(cfg).down(["streams"])
+            default_stack(cfg).up(["streams"])
+            _redeploy_pnl(cfg, progress)
+    progress(f"[lab] experiment {experiment_id} done; limits lifted")
+    return experiment_id
+
+
+def _redeploy_pnl(cfg: Config, progress) -> None:
+    from .. import flinkjobs
+    progress(f"[lab] {flinkjobs.stop(cfg)}")
+    progress(f"[lab] {flinkjobs.deploy(cfg)}")
+
+
+def _record(cfg: Config, experiment_id: str, number: int, step: Step, repeat: int, kind: str, run_id: str,
+            orders: int, tick_rate: float, conditions: dict) -> None:
+    client = store.connect(cfg)
+    try:
+        store.apply_ddl(client)
+        client.insert("experiment_runs", [[experiment_id, dt.datetime.now(dt.timezone.utc), number, step.name, repeat,
+                                           kind, run_id, step.vcpus, step.memory_gb,
+                                           step.stream_threads or cfg.int("BS_STREAMS_THREADS"),
+                                           step.pnl_parallelism or int(cfg.get("BS_PNL_PARALLELISM") or 1),
+                                           orders, tick_rate, json.dumps(conditions, sort_keys=True)]],
+                      column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id",
+                                    "vcpus", "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate",
+                                    "conditions"])
+    finally:
+        client.close()

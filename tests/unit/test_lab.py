@@ -1,0 +1,198 @@
+"""The scaling lab without a stack: step parsing, the USL fit, the scaling query against hand-computed
+values (embedded ClickHouse), the analysis and the report page's content."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+
+import pytest
+
+from brokerstream.analytics import pricesheet, store
+from brokerstream.lab import analysis, labreport, steps, usl
+
+T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def test_steps_parse_vertical_and_horizontal_forms():
+    got = steps.parse("0.5, 1,2:t2:p3:m6", memory_gb=8, cores=2)
+    assert [(s.vcpus, s.memory_gb, s.stream_threads, s.pnl_parallelism) for s in got] == [
+        (0.5, 8, None, None), (1, 8, None, None), (2, 6, 2, 3)]
+    assert got[2].name == "2 vCPU, 2 stream threads, P&L x3"
+    assert got[2].settings() == {"BS_RUN_VCPUS": "2", "BS_RUN_MEMORY_GB": "6", "BS_STREAMS_THREADS": "2",
+                                 "BS_PNL_PARALLELISM": "3"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no steps"), ("abc", "starts with a number"), ("4", "between 0.05 and this machine's 2 cores"),
+    ("0", "between"), ("1:x2", "options are"), ("1:t0", "1 to 32"), ("1:m0.5", "at least 1 GB"), ("1,1", "twice")])
+def test_steps_refuse_what_cannot_be_run(text, message):
+    with pytest.raises(ValueError, match=message):
+        steps.parse(text, memory_gb=8, cores=2)
+
+
+def test_usl_fit_recovers_known_terms_and_peak():
+    truth = usl.Usl(lam=1000, sigma=0.08, kappa=0.004, unit=0.5, r2=1)
+    r = [0.5, 1, 1.5, 2, 3]
+    fitted = usl.fit(r, [truth.throughput(v) for v in r])
+    assert fitted.sigma == pytest.approx(0.08, abs=1e-3) and fitted.kappa == pytest.approx(0.004, abs=1e-4)
+    assert fitted.lam == pytest.approx(1000, rel=1e-3) and fitted.r2 == pytest.approx(1, abs=1e-6)
+    # X(N) peaks at N* = sqrt((1 - sigma) / kappa) units
+    assert fitted.peak() == pytest.approx(math.sqrt(0.92 / 0.004) * 0.5, rel=2e-2)
+    linear = usl.fit([1, 2, 4], [100, 200, 400])
+    assert linear.sigma == pytest.approx(0, abs=1e-3) and linear.kappa == pytest.approx(0, abs=1e-4)
+    assert linear.peak() is None or linear.peak() > 100
+    with pytest.raises(ValueError, match="three or more"):
+        usl.fit([1, 2, 2], [1, 2, 2])
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    from brokerstream.config import Config
+    c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{tmp_path_factory.mktemp('ch')}"}))
+    store.apply_ddl(c)
+    pricesheet.store(c, pricesheet.load())
+    cols = ["run_id", "kind", "shape", "started", "ended", "scale_step", "partitions", "stream_threads", "instances",
+            "flink_parallelism", "vcpus", "memory_gb", "instance_type", "heap_sizes", "workload", "seed",
+            "code_version", "config"]
+    # an older experiment that must not show, then ours: step 1 at 1 vCPU (two repeats), step 2 at 2 vCPU
+    runs = [("old", "drain", 1, 1.0, "x0"), ("d1a", "drain", 1, 1.0, "e1"), ("d1b", "drain", 1, 1.0, "e1"),
+            ("h1", "http", 1, 1.0, "e1"), ("d2", "drain", 2, 2.0, "e1"), ("h2", "http", 2, 2.0, "e1")]
+    c.insert("runs", [[r, k, k, T0, T0, step, 8, 1, 1, 1, v, 8.0, "", "{}", "w", 1, "test", "{}"]
+                      for r, k, step, v, _ in runs], column_names=cols)
+    c.insert("experiment_runs", [[e, T0 + dt.timedelta(hours=1 if e == "e1" else 0), step, f"{v:g} vCPU",
+                                  1 + (r == "d1b"), k, r, v, 8.0, 1, 1, 1000, 100.0, "{}"] for r, k, step, v, e in runs],
+             column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id", "vcpus",
+                           "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate", "conditions"])
+    c.insert("run_results", [["old", "drain_orders_per_s", 1.0], ["d1a", "drain_orders_per_s", 900.0],
+                             ["d1b", "drain_orders_per_s", 1100.0], ["d2", "drain_orders_per_s", 1500.0],
+                             ["h1", "c_sla", 50.0], ["h2", "c_sla", 80.0]], column_names=["run_id", "name", "value"])
+    # P&L: d1a 100/s, d1b 300/s (over 10 s), d2 500/s
+    c.insert("stage_samples", [[r, T0 + dt.timedelta(seconds=s), "pnl_calculations", n]
+                               for r, per_s in (("d1a", 100), ("d1b", 300), ("d2", 500)) for s, n in ((0, 0), (10, per_s * 10))],
+             column_names=["run_id", "ts", "stage", "total"])
+    # CPU: d2's streams app restarted mid-run (counter back to 0): 4 + 3 + 5 = 12 s of kafka+streams over 10 s
+    c.insert("process_samples", [["d2", T0, "kafka", 100.0, 1], ["d2", T0 + dt.timedelta(seconds=10), "kafka", 104.0, 1],
+                                 ["d2", T0, "streams", 50.0, 1], ["d2", T0 + dt.timedelta(seconds=5), "streams", 53.0, 1],
+                                 ["d2", T0 + dt.timedelta(seconds=10), "streams", 5.0, 1]],
+             column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"])
+    yield c
+    c.close()
+
+
+def scaling_rows(client, headroom=0.2):
+    cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom)
+    return [dict(zip(cols, r)) for r in rows]
+
+
+def test_scaling_steps_against_hand_computed_values(client):
+    s1, s2 = scaling_rows(client)
+    # 1 vCPU + 8 GB = 0.04656 + 0.04088 = 0.08744 $/h; 2 vCPU = 0.134 $/h
+    assert (s1["step"], s1["step_name"], s1["repeats"]) == (1, "1 vCPU", 2)
+    assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
+    assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
+    assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (200, 100, 300)
+    assert s1["c_sla"] == 50 and s2["c_sla"] == 80
+    assert s1["orders_per_s_per_usd_hour"] == pytest.approx(1000 / 0.08744, abs=1e-3)
+    assert s1["usd_per_million_orders"] == pytest.approx(0.08744 / 3600 / 1000 * 1e6, abs=1e-6)
+    assert s1["usd_per_1000_requests_at_sla"] == pytest.approx(0.08744 / (50 * 3600) * 1000 / 0.8, rel=1e-6)
+    assert s1["scalability_vs_previous"] is None
+    assert s2["scalability_vs_previous"] == pytest.approx((1500 / 0.134) / (1000 / 0.08744), abs=1e-6)
+    assert s2["max_cpu_cores"] == pytest.approx(1.2)
+
+
+def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
+    sheet = pricesheet.load()
+    a = analysis.analyse(scaling_rows(client), sheet)
+    s1, s2 = a.steps
+    assert s1["usd_hour_fargate"] == pytest.approx(1 * 0.04048 + 8 * 0.004445)
+    # F(2)/F(1) = 0.979 < 1: the second step bought less per dollar
+    assert a.stops_paying.startswith("at step 2 (2 vCPU)")
+    assert a.usl_orders is None and a.projection == []  # two levels: no fit
+    text = " ".join(a.conclusions)
+    assert "1,000 to 1,500 orders/s (x1.50)" in text and "Fargate" in text
+    assert "A dollar-hour buys the most orders at 1 vCPU" in text
+
+
+def _rows(vcpus_and_rates):
+    sheet = pricesheet.load()
+    out, prev = [], None
+    for i, (v, x) in enumerate(vcpus_and_rates, 1):
+        cost = sheet.on_demand.hourly(v, 8)
+        f = x / cost
+        out.append({"step": i, "step_name": f"{v:g} vCPU", "vcpus": v, "memory_gb": 8.0, "repeats": 1, "usd_hour": cost,
+                    "orders_per_s": x, "orders_per_s_min": x * 0.95, "orders_per_s_max": x * 1.05,
+                    "pnl_per_s": x / 10, "pnl_per_s_min": x / 11, "pnl_per_s_max": x / 9, "c_sla": x / 20,
+                    "c_sla_min": x / 21, "c_sla_max": x / 19, "orders_per_s_per_usd_hour": f,
+                    "pnl_per_s_per_usd_hour": x / 10 / cost, "usd_per_million_orders": cost / (x * 3600) * 1e6,
+                    "usd_per_1000_requests_at_sla": cost / (x / 20 * 3600) * 1000 / 0.8,
+                    "scalability_vs_previous": None if prev is None else f / prev, "max_cpu_cores": v})
+        prev = f
+    return out
+
+
+def test_four_steps_give_a_usl_fit_a_projection_and_conclusions():
+    truth = usl.Usl(lam=2000, sigma=0.1, kappa=0.01, unit=0.5, r2=1)
+    a = analysis.analyse(_rows([(v, truth.throughput(v)) for v in (0.5, 1, 1.5, 2)]), pricesheet.load())
+    assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3) and a.usl_orders.kappa == pytest.approx(0.01, abs=2e-4)
+    assert [p["vcpus"] for p in a.projection] == [4, 8, 16, 32, 64]
+    p64 = a.projection[-1]
+    assert p64["memory_gb"] == 256 and p64["usd_hour"] == pytest.approx(64 * 0.04656 + 256 * 0.00511)
+    assert p64["orders_per_s"] == pytest.approx(truth.throughput(64), rel=0.02)
+    assert any("Universal Scalability Law" in c and "A model, not a measurement" in c for c in a.conclusions)
+    lines = labreport.summary(a)
+    assert len(lines) == 2 and "0.5 vCPU" in lines[0] and "sigma 0.100" in lines[1]
+
+
+def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
+    a = analysis.analyse(_rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)]), pricesheet.load())
+    html = labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
+                              "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"})
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
+    assert "<script src" not in html and "<link" not in html
+    start = html.index('<script id="lab-data" type="application/json">') + len('<script id="lab-data" type="application/json">')
+    data = json.loads(html[start:html.index("</script>", start)])
+    ids = [c["id"] for c in data["charts"]]
+    assert ids == ["chart-orders", "chart-usl", "chart-pnl", "chart-scalability", "chart-sla"]
+    for c in ids:
+        assert f'id="{c}"' in html
+    orders = data["charts"][0]
+    assert [p["y"] for p in orders["series"][0]["points"]] == [1000, 1800, 2300, 2500]
+    assert orders["series"][2]["model"] is True
+    assert "Conclusions" in html and "A model, not a measurement" in html
+
+
+def _pixels_of(png, hex_color: str, tolerance: int = 40) -> int:
+    import matplotlib.image
+    import numpy as np
+    img = matplotlib.image.imread(str(png))[:, :, :3] * 255
+    want = np.array([int(hex_color[i:i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(img - want).max(axis=2) < tolerance).sum())
+
+
+def test_chromium_renders_every_chart_with_its_data(tmp_path):
+    """The page in headless Chromium: each chart drew one mark per data point, the model line is there,
+    and the screenshot shows the measured and the model colors."""
+    import re
+    from brokerstream.lab import screenshot
+    a = analysis.analyse(_rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)]), pricesheet.load())
+    page = tmp_path / "scaling.html"
+    page.write_text(labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
+                                       "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"}))
+    dom = screenshot.dom(page)
+    assert 'data-charts-drawn="5"' in dom
+
+    def marks(chart_id: str) -> int:
+        block = dom[dom.index(f'id="{chart_id}"'):]
+        block = block[:block.index("</svg>")]
+        return len(re.findall(r'class="point"', block))
+    # orders: 4 measured on-demand + 4 Fargate + 4 model at the steps + 5 projected
+    assert marks("chart-orders") == 4 + 4 + 4 + 5
+    assert marks("chart-usl") == 4 + 40
+    assert marks("chart-pnl") == 4 and marks("chart-sla") == 4
+    assert marks("chart-scalability") == 3  # the first step has no previous one
+    assert 'class="empty"' not in dom
+    png = screenshot.capture(page, tmp_path / "scaling.png")
+    assert _pixels_of(png, labreport.COLORS["measured"]) > 200
+    assert _pixels_of(png, labreport.COLORS["model"]) > 200
+    assert _pixels_of(png, labreport.COLORS["pnl"]) > 50
