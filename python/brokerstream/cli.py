@@ -446,8 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="the main job: install, up, reference data, a short scaling experiment "
                                    "(three resource steps), the cost and scaling reports")
     s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
-    s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 0.5,1,2)")
-    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 30,000)")
+    s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 0.5,1,1.5,2)")
+    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 20,000)")
     s.add_argument("--tick-rate", help="ticks per second during the drains, or `thesis` (BS_LAB_TICK_RATE: thesis)")
     s.set_defaults(func=cmd_run)
 

@@ -173,13 +173,13 @@ CREATE TABLE IF NOT EXISTS experiment_runs (
   step            UInt32,                     -- 1, 2, ... in the order given
   step_name       String,                     -- "1.5 vCPU", "2 vCPU, 2 stream threads, P&L x2"
   repeat          UInt32,
-  kind            LowCardinality(String),     -- drain | http (breaking point)
+  kind            LowCardinality(String),     -- drain | pnl (bench pnl) | http (breaking point)
   run_id          String,
   vcpus           Float64,                    -- the CPU quota on the whole stack
   memory_gb       Float64,                    -- the memory limit on the whole stack
   stream_threads  UInt32,
   pnl_parallelism UInt32,
-  orders          UInt64,                     -- drain: orders prefilled and measured
+  orders          UInt64,                     -- drain: orders prefilled and measured, pnl: open positions
   tick_rate       Float64,                    -- ticks per second offered during the run
   conditions      String                      -- the rest, JSON: data scale, SLO, hold, machine
 ) ENGINE = ReplacingMergeTree ORDER BY (experiment_id, step, repeat, kind);

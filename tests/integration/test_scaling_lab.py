@@ -21,10 +21,11 @@ def lab(stack, world, tmp_path_factory):
 
     def progress(line: str) -> None:
         print(line)
-        if line.startswith("[drain] starting the streams app") or line.startswith("[load] run "):
+        if line.startswith(("[drain] starting the streams app", "[pnl] measuring", "[load] run ")):
             seen.append((line[:16], groups.quota_vcpus(), groups.memory_limit_gb()))
     plan = experiment.Plan(steps=steps.parse("0.5,1,2", memory_gb=10), orders=3_000, warmup=500, tick_rate="thesis",
-                           start_users=4, step_users=8, hold_seconds=4, max_users=28, slo_p95_ms=400)
+                           start_users=4, step_users=8, hold_seconds=4, max_users=28, slo_p95_ms=400,
+                           pnl_positions=2_000, pnl_tick_rate=2_000, pnl_seconds=6)
     experiment_id = experiment.run(stack, plan, progress=progress)
     out = tmp_path_factory.mktemp("report")
     page = labreport.run(stack, out)
@@ -33,8 +34,8 @@ def lab(stack, world, tmp_path_factory):
 
 def test_each_step_ran_under_its_limits_and_they_are_lifted_after(lab):
     _, seen, groups, _ = lab
-    # per step: the drain's restart and the Locust run, each under that step's quota and memory limit
-    assert [(q, m) for _, q, m in seen] == [(0.5, 10), (0.5, 10), (1, 10), (1, 10), (2, 10), (2, 10)]
+    # per step: the drain's restart, the P&L run and the Locust run, each under that step's limits
+    assert [(q, m) for _, q, m in seen] == [(v, 10) for v in (0.5, 1, 2) for _ in range(3)]
     assert groups.quota_vcpus() is None and groups.memory_limit_gb() is None
     assert not groups.memory_parent.exists()
 
@@ -53,11 +54,20 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
             parameters={"e": experiment_id}).result_rows)
     finally:
         client.close()
-    assert [(step, kind) for step, kind, *_ in rows] == [(s, k) for s in (1, 2, 3) for k in ("drain", "http")]
+    assert [(step, kind) for step, kind, *_ in rows] == [(s, k) for s in (1, 2, 3) for k in ("drain", "http", "pnl")]
     for step, kind, quota, priced_vcpus, priced_memory, cores in rows:
         assert priced_vcpus == quota and priced_memory == 10  # each run is priced by what its step gave
         assert 0 < cores <= quota * 1.10, f"step {step} {kind}: {cores:.2f} cores used under a {quota} vCPU quota"
     assert len(figures) == 3 and all(v > 0 for v in figures.values())
+    client = store.connect(stack)
+    try:
+        revalued = client.query(
+            "SELECT res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL ON res.run_id = e.run_id "
+            "WHERE e.experiment_id = {e:String} AND res.name = 'positions_revalued_per_s'",
+            parameters={"e": experiment_id}).result_rows
+    finally:
+        client.close()
+    assert len(revalued) == 3 and all(v > 0 for v, in revalued)
 
 
 def test_the_report_has_three_steps_a_usl_fit_and_renders_in_chromium(lab, tmp_path):

@@ -57,17 +57,21 @@ def client(tmp_path_factory):
             "code_version", "config"]
     # an older experiment that must not show, then ours: step 1 at 1 vCPU (two repeats), step 2 at 2 vCPU
     runs = [("old", "drain", 1, 1.0, "x0"), ("d1a", "drain", 1, 1.0, "e1"), ("d1b", "drain", 1, 1.0, "e1"),
-            ("h1", "http", 1, 1.0, "e1"), ("d2", "drain", 2, 2.0, "e1"), ("h2", "http", 2, 2.0, "e1")]
+            ("p1a", "pnl", 1, 1.0, "e1"), ("p1b", "pnl", 1, 1.0, "e1"), ("h1", "http", 1, 1.0, "e1"),
+            ("d2", "drain", 2, 2.0, "e1"), ("p2", "pnl", 2, 2.0, "e1"), ("h2", "http", 2, 2.0, "e1")]
     c.insert("runs", [[r, k, k, T0, T0, step, 8, 1, 1, 1, v, 8.0, "", "{}", "w", 1, "test", "{}"]
                       for r, k, step, v, _ in runs], column_names=cols)
     c.insert("experiment_runs", [[e, T0 + dt.timedelta(hours=1 if e == "e1" else 0), step, f"{v:g} vCPU",
-                                  1 + (r == "d1b"), k, r, v, 8.0, 1, 1, 1000, 100.0, "{}"] for r, k, step, v, e in runs],
+                                  1 + (r in ("d1b", "p1b")), k, r, v, 8.0, 1, 1, 1000, 100.0, "{}"]
+                                 for r, k, step, v, e in runs],
              column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id", "vcpus",
                            "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate", "conditions"])
     c.insert("run_results", [["old", "drain_orders_per_s", 1.0], ["d1a", "drain_orders_per_s", 900.0],
                              ["d1b", "drain_orders_per_s", 1100.0], ["d2", "drain_orders_per_s", 1500.0],
-                             ["h1", "c_sla", 50.0], ["h2", "c_sla", 80.0]], column_names=["run_id", "name", "value"])
-    # P&L: d1a 100/s, d1b 300/s (over 10 s), d2 500/s
+                             ["h1", "c_sla", 50.0], ["h2", "c_sla", 80.0], ["h1", "client_cpu_cores", 0.25],
+                             ["p1a", "positions_revalued_per_s", 1000.0], ["p1b", "positions_revalued_per_s", 3000.0],
+                             ["p2", "positions_revalued_per_s", 5000.0]], column_names=["run_id", "name", "value"])
+    # P&L during the drains: d1a 100/s, d1b 300/s (over 10 s), d2 500/s
     c.insert("stage_samples", [[r, T0 + dt.timedelta(seconds=s), "pnl_calculations", n]
                                for r, per_s in (("d1a", 100), ("d1b", 300), ("d2", 500)) for s, n in ((0, 0), (10, per_s * 10))],
              column_names=["run_id", "ts", "stage", "total"])
@@ -91,7 +95,9 @@ def test_scaling_steps_against_hand_computed_values(client):
     assert (s1["step"], s1["step_name"], s1["repeats"]) == (1, "1 vCPU", 2)
     assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
     assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
-    assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (200, 100, 300)
+    assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
+    assert s2["pnl_per_s"] == 5000 and s1["pnl_during_drain_per_s"] == 200 and s2["pnl_during_drain_per_s"] == 500
+    assert s1["http_client_cpu_cores"] == 0.25
     assert s1["c_sla"] == 50 and s2["c_sla"] == 80
     assert s1["orders_per_s_per_usd_hour"] == pytest.approx(1000 / 0.08744, abs=1e-3)
     assert s1["usd_per_million_orders"] == pytest.approx(0.08744 / 3600 / 1000 * 1e6, abs=1e-6)
@@ -123,6 +129,7 @@ def _rows(vcpus_and_rates):
         out.append({"step": i, "step_name": f"{v:g} vCPU", "vcpus": v, "memory_gb": 8.0, "repeats": 1, "usd_hour": cost,
                     "orders_per_s": x, "orders_per_s_min": x * 0.95, "orders_per_s_max": x * 1.05,
                     "pnl_per_s": x / 10, "pnl_per_s_min": x / 11, "pnl_per_s_max": x / 9, "c_sla": x / 20,
+                    "pnl_during_drain_per_s": 5.0, "http_client_cpu_cores": 0.3,
                     "c_sla_min": x / 21, "c_sla_max": x / 19, "orders_per_s_per_usd_hour": f,
                     "pnl_per_s_per_usd_hour": x / 10 / cost, "usd_per_million_orders": cost / (x * 3600) * 1e6,
                     "usd_per_1000_requests_at_sla": cost / (x / 20 * 3600) * 1000 / 0.8,
@@ -145,7 +152,10 @@ def test_four_steps_give_a_usl_fit_a_projection_and_conclusions():
 
 
 def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
-    a = analysis.analyse(_rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)]), pricesheet.load())
+    rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
+    rows[0]["c_sla"] = 0.0  # broke at once: no cost at SLA (NaN), which JSON cannot carry
+    rows[0]["usd_per_1000_requests_at_sla"] = float("nan")
+    a = analysis.analyse(rows, pricesheet.load())
     html = labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
                               "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"})
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
@@ -160,6 +170,8 @@ def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
     assert [p["y"] for p in orders["series"][0]["points"]] == [1000, 1800, 2300, 2500]
     assert orders["series"][2]["model"] is True
     assert "Conclusions" in html and "A model, not a measurement" in html
+    assert data["steps"][0]["usd_per_1000_requests_at_sla"] is None
+    assert "NaN" not in html and "Infinity" not in html
 
 
 def _pixels_of(png, hex_color: str, tolerance: int = 40) -> int:
@@ -172,10 +184,14 @@ def _pixels_of(png, hex_color: str, tolerance: int = 40) -> int:
 
 def test_chromium_renders_every_chart_with_its_data(tmp_path):
     """The page in headless Chromium: each chart drew one mark per data point, the model line is there,
-    and the screenshot shows the measured and the model colors."""
+    and the screenshot shows the measured and the model colors. A step without a figure (C_SLA 0: broke
+    at once) is left out of its chart, not drawn at zero, and does not stop the others."""
     import re
     from brokerstream.lab import screenshot
-    a = analysis.analyse(_rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)]), pricesheet.load())
+    rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
+    rows[0]["c_sla"], rows[0]["usd_per_1000_requests_at_sla"] = 0.0, float("nan")
+    rows[1]["pnl_per_s"] = rows[1]["pnl_per_s_min"] = rows[1]["pnl_per_s_max"] = float("nan")
+    a = analysis.analyse(rows, pricesheet.load())
     page = tmp_path / "scaling.html"
     page.write_text(labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
                                        "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"}))
@@ -189,10 +205,19 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
     # orders: 4 measured on-demand + 4 Fargate + 4 model at the steps + 5 projected
     assert marks("chart-orders") == 4 + 4 + 4 + 5
     assert marks("chart-usl") == 4 + 40
-    assert marks("chart-pnl") == 4 and marks("chart-sla") == 4
+    assert marks("chart-pnl") == 3 and marks("chart-sla") == 4  # a C_SLA of 0 is a figure: drawn at 0
     assert marks("chart-scalability") == 3  # the first step has no previous one
     assert 'class="empty"' not in dom
     png = screenshot.capture(page, tmp_path / "scaling.png")
     assert _pixels_of(png, labreport.COLORS["measured"]) > 200
     assert _pixels_of(png, labreport.COLORS["model"]) > 200
     assert _pixels_of(png, labreport.COLORS["pnl"]) > 50
+
+
+def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_bound():
+    rows = _rows([(0.5, 1000), (1, 1800), (2, 2500)])
+    rows[2]["http_client_cpu_cores"] = 0.6
+    text = " ".join(analysis.analyse(rows, pricesheet.load(), cores=2).conclusions)
+    assert "At 2 vCPU the stack's quota plus Locust's CPU (0.60 cores) exceed this machine's 2 cores" in text
+    assert "At 1 vCPU" not in text
+    assert "3 resource levels for three terms" in text

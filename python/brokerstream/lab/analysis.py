@@ -35,7 +35,9 @@ def _fit(steps: list[dict], key: str) -> usl_law.Usl | None:
         return None
 
 
-def analyse(rows: list[dict], sheet: pricesheet.PriceSheet) -> LabAnalysis:
+def analyse(rows: list[dict], sheet: pricesheet.PriceSheet, cores: int | None = None) -> LabAnalysis:
+    import os
+    cores = cores or os.cpu_count() or 1
     steps = [dict(r) for r in rows]
     for s in steps:
         s["usd_hour_fargate"] = sheet.fargate.hourly(s["vcpus"], s["memory_gb"]) if sheet.fargate else float("nan")
@@ -53,7 +55,7 @@ def analyse(rows: list[dict], sheet: pricesheet.PriceSheet) -> LabAnalysis:
                                "orders_per_s": x, "orders_per_s_per_usd_hour": x / cost,
                                "pnl_per_s": pnl.throughput(vcpus) if pnl else float("nan")})
     analysis = LabAnalysis(steps, orders, pnl, projection, _stops_paying(steps))
-    analysis.conclusions = conclusions(analysis)
+    analysis.conclusions = conclusions(analysis, cores)
     return analysis
 
 
@@ -69,7 +71,7 @@ def _stops_paying(steps: list[dict]) -> str:
     return "unknown: one step measured"
 
 
-def conclusions(a: LabAnalysis) -> list[str]:
+def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     out = []
     measured = [s for s in a.steps if _ok(s.get("orders_per_s"))]
     if len(measured) >= 2:
@@ -85,8 +87,10 @@ def conclusions(a: LabAnalysis) -> list[str]:
     pnl = [s for s in a.steps if _ok(s.get("pnl_per_s"))]
     if len(pnl) >= 2:
         best = max(pnl, key=lambda s: s["pnl_per_s_per_usd_hour"])
-        out.append(f"The P&L flow revalued {pnl[0]['pnl_per_s']:,.0f} to {pnl[-1]['pnl_per_s']:,.0f} positions/s during "
-                   f"the drains (it yields CPU to the order flow); most per dollar at {best['step_name']}.")
+        out.append(f"The P&L flow revalued {pnl[0]['pnl_per_s']:,.0f} positions/s at {pnl[0]['step_name']} and "
+                   f"{pnl[-1]['pnl_per_s']:,.0f} at {pnl[-1]['step_name']} (x{pnl[-1]['pnl_per_s'] / pnl[0]['pnl_per_s']:.2f}); "
+                   f"a dollar-hour buys the most revaluations at {best['step_name']} "
+                   f"({best['pnl_per_s_per_usd_hour']:,.0f} positions/s per $/h).")
     sla = [s for s in a.steps if _ok(s.get("c_sla"))]
     if sla:
         cheapest = min(sla, key=lambda s: s["usd_per_1000_requests_at_sla"])
@@ -94,17 +98,31 @@ def conclusions(a: LabAnalysis) -> list[str]:
         out.append(f"At the SLA (p95, errors under 1 %) the gateway held {held} "
                    f"requests/s; the cheapest 1,000 requests with headroom are at {cheapest['step_name']} "
                    f"(${cheapest['usd_per_1000_requests_at_sla']:.2e}).")
+    crowded = [s for s in sla if _ok(s.get("http_client_cpu_cores")) and s["vcpus"] + s["http_client_cpu_cores"] > cores]
+    if crowded:
+        names = ", ".join(s["step_name"] for s in crowded)
+        used = ", ".join(f"{s['http_client_cpu_cores']:.2f}" for s in crowded)
+        out.append(f"At {names} the stack's quota plus Locust's CPU ({used} cores) exceed this machine's {cores} "
+                   "cores: there the load generator and the stack competed, and C_SLA is a lower bound.")
     if a.usl_orders is not None:
         u = a.usl_orders
         peak = u.peak()
         where = (f"throughput would peak near {peak:,.1f} vCPU at {u.throughput(peak):,.0f} orders/s" if peak
                  else "no peak: coherency cost fitted as zero")
         best = max(a.projection, key=lambda p: p["orders_per_s_per_usd_hour"]) if a.projection else None
+        levels = len({s["vcpus"] for s in a.steps if _ok(s.get("orders_per_s"))})
         out.append(f"The Universal Scalability Law fits the drain with contention sigma = {u.sigma:.3f} and coherency "
                    f"kappa = {u.kappa:.4f} (R^2 {u.r2:.2f}); projected beyond this machine, {where}"
                    + (f"; of 4 to 64 vCPU the dollar buys most at {best['vcpus']} vCPU "
-                      f"({best['orders_per_s']:,.0f} orders/s for ${best['usd_hour']:.3f}/h). A model, not a measurement."
-                      if best else "."))
+                      f"({best['orders_per_s']:,.0f} orders/s for ${best['usd_hour']:.3f}/h)" if best else "")
+                   + ". A model, not a measurement"
+                   + (f": {levels} resource levels for three terms, so the curve passes through every point and the "
+                      f"projection is a sketch." if levels <= 3 else "."))
+        if u.sigma < 0:
+            out.append("sigma < 0 is superlinear scaling (Gunther): each added vCPU bought more than its share, because "
+                       "a fixed part of the stack's CPU goes to what runs beside the order flow (brokers, Connect, the "
+                       "P&L job, Postgres, heartbeats and polls) and a small quota leaves the flow little beyond it. "
+                       "The law then predicts a payback: the gain turns into a peak and a decline.")
     fargate = [s for s in a.steps if _ok(s.get("usd_hour_fargate"))]
     if fargate:
         ratio = fargate[0]["usd_hour_fargate"] / fargate[0]["usd_hour"]

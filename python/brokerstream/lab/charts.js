@@ -43,9 +43,11 @@
     const host = document.getElementById(spec.id);
     const svg = el("svg", {viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": spec.title}, host);
     el("text", {x: W / 2, y: 20, "text-anchor": "middle", class: "title"}, svg, spec.title);
-    const all = spec.series.flatMap(s => s.points).filter(p => isFinite(p.x) && isFinite(p.y));
+    // null is a figure that does not exist (Number.isFinite(null) is false; isFinite(null) is true)
+    const drawable = p => Number.isFinite(p.x) && Number.isFinite(p.y) && !(spec.y.log && p.y <= 0) && !(spec.x.log && p.x <= 0);
+    const all = spec.series.flatMap(s => s.points).filter(drawable);
     if (!all.length) { el("text", {x: W / 2, y: H / 2, "text-anchor": "middle", class: "empty"}, svg, "no data"); return; }
-    const xs = all.map(p => p.x), ys = all.flatMap(p => [p.y, p.lo ?? p.y, p.hi ?? p.y]);
+    const xs = all.map(p => p.x), ys = all.flatMap(p => [p.y].concat([p.lo, p.hi].filter(v => Number.isFinite(v) && !(spec.y.log && v <= 0))));
     let [x0, x1] = [Math.min(...xs), Math.max(...xs)], [y0, y1] = [Math.min(...ys), Math.max(...ys)];
     if (spec.x.log) { x0 /= 1.4; x1 *= 1.4; } else { const pad = (x1 - x0) * 0.08 || 0.5; x0 -= pad; x1 += pad; }
     if (spec.y.log) { y0 /= 1.5; y1 *= 1.5; } else { y0 = Math.min(0, y0); y1 = y1 * 1.12 || 1; }
@@ -64,21 +66,21 @@
                 transform: `rotate(-90 16 ${(M.t + H - M.b) / 2})`}, svg, spec.y.label);
     spec.series.forEach((s, i) => {
       const g = el("g", {class: "series " + s.kind + (s.model ? " model" : ""), "data-name": s.name}, svg);
-      const pts = s.points.filter(p => isFinite(p.x) && isFinite(p.y));
+      const pts = s.points.filter(drawable);
       if (s.kind === "line") {
         el("path", {d: pts.map((p, j) => (j ? "L" : "M") + sx(p.x) + " " + sy(p.y)).join(" "), fill: "none",
                     stroke: s.color, "stroke-width": 2, "stroke-dasharray": s.dashed ? "7 5" : ""}, g);
       }
       for (const p of pts) {
         const tip = `${s.name}: ${p.label ? p.label + ", " : ""}${spec.x.label} ${fmt(p.x)}, ${spec.y.label} ${fmt(p.y)}`
-          + (p.lo !== undefined ? ` (runs ${fmt(p.lo)} to ${fmt(p.hi)})` : "");
+          + (Number.isFinite(p.lo) && Number.isFinite(p.hi) ? ` (runs ${fmt(p.lo)} to ${fmt(p.hi)})` : "");
         let mark;
         if (s.kind === "bars") {
           const w = (W - M.l - M.r) / (pts.length * 2.5), base = sy(spec.y.log ? y0 : Math.max(y0, 0));
           mark = el("rect", {x: sx(p.x) - w / 2, y: Math.min(sy(p.y), base), width: w, height: Math.abs(base - sy(p.y)),
                              fill: s.color, class: "point"}, g);
         } else {
-          if (p.lo !== undefined && p.hi !== undefined && p.hi > p.lo)
+          if (Number.isFinite(p.lo) && Number.isFinite(p.hi) && p.hi > p.lo)
             el("line", {x1: sx(p.x), x2: sx(p.x), y1: sy(p.lo), y2: sy(p.hi), stroke: s.color, "stroke-width": 2}, g);
           mark = el("circle", {cx: sx(p.x), cy: sy(p.y), r: s.model ? 3.5 : 5.5, fill: s.model ? "#fff" : s.color,
                                stroke: s.color, "stroke-width": 2, class: "point"}, g);

@@ -4,7 +4,8 @@ At each step the launcher imposes the step's limits on the whole stack (a CPU qu
 limit on its cgroups; stream threads and P&L parallelism through a restart), then, per repeat:
 1. the seed thesis's experiment: N orders prefilled and drained while ticks flow (the drain's own
    warm-up orders are processed first and not measured);
-2. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
+2. the P&L flow's capacity (`bench pnl`): open positions revalued while ticks flow at 10,000/s;
+3. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
    was just restarted by the drain: cold JIT), users ramp in holds until p95 exceeds the SLO or errors
    exceed 1 %; C_SLA is the throughput of the last hold that met both. Ticks flow as in the drain.
 Every run is stored in ClickHouse (runs, samples, results) and tied to its step in experiment_runs
@@ -55,10 +56,15 @@ class Plan:
     hold_seconds: float = 10
     slo_p95_ms: float = 200
     max_users: int = 1_000
+    pnl_positions: int = 50_000
+    pnl_tick_rate: float = 10_000
+    pnl_seconds: float = 20
 
     def __post_init__(self):
         if self.orders < 100 or self.repeats < 1 or self.hold_seconds < 3 or self.start_users < 1:
             raise ValueError("orders >= 100, repeats >= 1, hold >= 3 s and users >= 1 are required")
+        if self.pnl_positions < 100 or self.pnl_seconds < 5:
+            raise ValueError("P&L runs need >= 100 positions and >= 5 s")
 
 
 def run(cfg: Config, plan: Plan, progress=print) -> str:
@@ -76,13 +82,15 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     tick_rate = tick_rate_of(plan.tick_rate, equities)
     http_ticks = tick_rate if plan.http_tick_rate is None else plan.http_tick_rate
     experiment_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
-    conditions = {"accounts": len(data.accounts), "instruments": len(data.instruments), "seed": data.seed,
+    conditions = {"pnl_positions": plan.pnl_positions, "pnl_tick_rate": plan.pnl_tick_rate,
+                  "pnl_seconds": plan.pnl_seconds, "accounts": len(data.accounts), "instruments": len(data.instruments), "seed": data.seed,
                   "machine_cores": os.cpu_count(), "warmup_orders": plan.warmup, "slo_p95_ms": plan.slo_p95_ms,
                   "hold_seconds": plan.hold_seconds, "start_users": plan.start_users, "step_users": plan.step_users,
                   "pnl_job": True, "connectors": True,
                   "tick_rate": f"{plan.tick_rate}", "http_tick_rate": http_ticks}
     progress(f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
-             f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, then a breaking-point run")
+             f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
+             f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run")
     scaled_out = False
     try:
         for number, step in enumerate(plan.steps, 1):
@@ -99,6 +107,10 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                                          tick_rate=tick_rate, timeout=plan.drain_timeout, progress=progress)
                 _record(cfg, experiment_id, number, step, repeat, "drain", drain.run_id, plan.orders,
                         tick_rate, conditions)
+                pnl = driver.run_pnl(scfg, positions=plan.pnl_positions, tick_rate=plan.pnl_tick_rate,
+                                     duration=plan.pnl_seconds, scale_step=number, progress=progress)
+                _record(cfg, experiment_id, number, step, repeat, "pnl", pnl.run_id, plan.pnl_positions,
+                        plan.pnl_tick_rate, conditions)
                 http = driver.run_http(scfg, shape="breaking-point", users=plan.start_users,
                                        duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
                                        scale_step=number, tick_rate=http_ticks, progress=progress,

@@ -21,6 +21,17 @@ def _num(v) -> float:
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
 
 
+def _json_safe(v):
+    """NaN and infinities (a figure that does not exist) as null: JSON has no NaN."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_safe(x) for x in v]
+    return v
+
+
 def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
     steps = a.steps
     names = [[s["step"], s["step_name"]] for s in steps]
@@ -48,8 +59,8 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
                                {"name": f"USL fit (R^2 {u.r2:.2f})", "kind": "line", "dashed": True, "model": True,
                                 "color": COLORS["model"],
                                 "points": [{"x": v, "y": u.throughput(v)} for v in _span(min(grid), 64)]}]})
-    out.append({"id": "chart-pnl", "title": "P&L calculations per second against dollars per hour (during the drains)",
-                "x": {"label": "USD per hour", "log": True}, "y": {"label": "P&L calculations/s", "log": False},
+    out.append({"id": "chart-pnl", "title": "P&L flow: positions revalued per second against dollars per hour",
+                "x": {"label": "USD per hour", "log": True}, "y": {"label": "positions revalued/s", "log": False},
                 "series": [{"name": "measured, on-demand prices", "kind": "points", "color": COLORS["pnl"], "labels": True,
                             "points": measured("pnl_per_s", "pnl_per_s_min", "pnl_per_s_max")}]})
     out.append({"id": "chart-scalability", "title": "Scalability F(k)/F(k-1): orders/s per dollar against the step before",
@@ -86,9 +97,11 @@ STEP_COLUMNS = [("step", "step", ""), ("step_name", "resources", ""), ("memory_g
                 ("repeats", "repeats", ""), ("usd_hour", "$/h on demand", ".4f"), ("usd_hour_fargate", "$/h Fargate", ".4f"),
                 ("orders_per_s", "orders/s", ",.0f"), ("orders_per_s_min", "min", ",.0f"), ("orders_per_s_max", "max", ",.0f"),
                 ("orders_per_s_per_usd_hour", "orders/s per $/h", ",.0f"), ("usd_per_million_orders", "$ per million orders", ".4f"),
-                ("pnl_per_s", "P&L calc/s", ",.0f"), ("pnl_per_s_per_usd_hour", "P&L calc/s per $/h", ",.0f"),
+                ("pnl_per_s", "positions revalued/s", ",.0f"), ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
+                ("pnl_during_drain_per_s", "P&L calc/s during drain", ",.0f"),
                 ("c_sla", "C_SLA req/s", ",.1f"), ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
-                ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"), ("max_cpu_cores", "stack CPU used (max of runs)", ".2f")]
+                ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"), ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
+                ("http_client_cpu_cores", "Locust CPU", ".2f")]
 PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), ("usd_hour", "$/h on demand", ".3f"),
                       ("usd_hour_fargate", "$/h Fargate", ".3f"), ("orders_per_s", "orders/s (model)", ",.0f"),
                       ("orders_per_s_per_usd_hour", "orders/s per $/h (model)", ",.0f")]
@@ -96,13 +109,16 @@ PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), (
 
 def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
     specs = charts(a)
-    data = json.dumps({"charts": specs, "steps": a.steps, "meta": meta}, default=str).replace("</", "<\\/")
+    data = json.dumps(_json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str,
+                      allow_nan=False).replace("</", "<\\/")
     script = (Path(__file__).with_name("charts.js")).read_text()
     usl = a.usl_orders
     what = (f"Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with six connectors, "
             f"Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
             f"At each step: {meta.get('orders', 0):,} orders prefilled and drained while ticks flowed at "
-            f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders), then Locust members "
+            f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders); then "
+            f"{meta.get('pnl_positions', 0):,} open positions revalued with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s; "
+            f"then, after a hold of warm-up, Locust members "
             f"ramping until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms or errors 1 %. The load generators ran on the "
             f"same machine, outside the limits.")
     parts = [
@@ -123,8 +139,10 @@ def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
         + "".join(f"<li>{html.escape(c)}</li>" for c in a.conclusions) + "</ul>",
         "<h2>Curves</h2><div class=charts>" + "".join(f'<div class=chart id="{c["id"]}"></div>' for c in specs) + "</div>",
         "<h2>Steps</h2>" + _table(a.steps, STEP_COLUMNS),
-        "<p class=note>orders/s: drain throughput (measured orders over the span of their results). P&L calc/s: "
-        "positions revalued per second by the Flink job during the drain. F(k) is orders/s per dollar-hour; "
+        "<p class=note>orders/s: drain throughput (measured orders over the span of their results). Positions "
+        f"revalued/s: the P&L job's own counters while {meta.get('pnl_positions', 0):,} open positions were revalued "
+        f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). P&L calc/s during drain: "
+        "the job's P&L calculations while the drain ran (driven by the ticks offered). F(k) is orders/s per dollar-hour; "
         "F(k)/F(k-1) below 1 means the step bought less per dollar than the one before. Cost per 1,000 requests at "
         f"C_SLA includes {meta.get('headroom', 0.2):.0%} headroom.</p>",
     ]
@@ -150,8 +168,9 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scaling.html"
     path.write_text(page(a, meta))
-    (out_dir / "scaling.json").write_text(json.dumps({"steps": a.steps, "projection": a.projection,
-                                                      "conclusions": a.conclusions, "meta": meta}, default=str, indent=1))
+    (out_dir / "scaling.json").write_text(json.dumps(_json_safe({"steps": a.steps, "projection": a.projection,
+                                                                 "conclusions": a.conclusions, "meta": meta}),
+                                                     default=str, indent=1, allow_nan=False))
     printer(f"scaling report: {path}")
     for line in summary(a):
         printer(line)
@@ -186,5 +205,6 @@ def experiment_meta(cfg) -> dict:
     experiment_id, orders, tick_rate, conditions = row[0]
     c = json.loads(conditions or "{}")
     return {"experiment_id": experiment_id, "orders": orders, "tick_rate": tick_rate, "warmup": c.get("warmup_orders", 0),
-            "slo_p95_ms": c.get("slo_p95_ms", 0), "code_version": version[0][0] if version else "",
+            "slo_p95_ms": c.get("slo_p95_ms", 0), "pnl_positions": c.get("pnl_positions", 0),
+            "pnl_tick_rate": c.get("pnl_tick_rate", 0), "code_version": version[0][0] if version else "",
             "data": f"{c.get('accounts', '?')} accounts, {c.get('instruments', '?')} instruments (seed {c.get('seed', '?')})"}

@@ -147,8 +147,14 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
     ticks_done, ticker = _start_ticks(cfg, data, tick_rate)
     progress(f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s, ticks {tick_rate:,.0f}/s "
              f"({'web UI at http://' + cfg.bind + ':8089' if web else 'headless'})")
+    import resource
+    before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     try:
         rc = subprocess.call(argv, env=env, cwd=cfg.root, timeout=duration * 10 + 600)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # Locust's own CPU (it has exited and been waited for): on a machine shared with the stack,
+        # what the client took is what the stack could not have
+        client_cores = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / (time.monotonic() - t0)
     finally:
         ticks_done.set()
         if ticker:
@@ -162,7 +168,8 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
         found = json.loads(shape_file.read_text())
         results["c_sla"] = found["c_sla"]
         progress(f"[load] breaking point: {found['stopped_because']}; C_SLA {found['c_sla']:.1f} req/s")
-    results.update(orders_accepted=collector.counts["orders_accepted"], orders_rejected=collector.counts["orders_rejected"])
+    results.update(orders_accepted=collector.counts["orders_accepted"], orders_rejected=collector.counts["orders_rejected"],
+                   client_cpu_cores=client_cores)
     save(cfg, record, collector, results, locust_history(record.run_id, out_dir / "locust_stats_history.csv"))
     if rc not in (0, 1):  # 1: some requests failed, which the figures show
         raise RuntimeError(f"locust exited {rc}")
@@ -184,6 +191,28 @@ def _start_ticks(cfg: Config, data, rate: float):
                                                                      "stop": done.is_set})
     ticker.start()
     return done, ticker
+
+
+def run_pnl(cfg: Config, *, positions: int, tick_rate: float, duration: float, scale_step: int = 1,
+            progress=print) -> RunRecord:
+    """`bench pnl` as a stored run: open positions revalued as ticks flow, the P&L flow's capacity."""
+    from ..bench import pnl
+    from ..gen import pgload
+    data = pgload.read(cfg)
+    record = new_record(cfg, "pnl", "pnl", f"open positions={positions} ticks={tick_rate:.0f}/s for {duration:.0f}s",
+                        data.seed, scale_step)
+    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
+    try:
+        result = pnl.run(cfg, positions=positions, tick_rate=tick_rate, duration=duration, progress=progress)
+    finally:
+        collector.stop()
+    record.ended = dt.datetime.now(dt.timezone.utc)
+    save(cfg, record, collector, {"pnl_calculations_per_s": result.pnl_calculations_per_s,
+                                  "positions_revalued_per_s": result.positions_revalued_per_s,
+                                  "option_valuations_per_s": result.option_valuations_per_s}, [])
+    for line in result.lines():
+        progress(f"[pnl] {line}")
+    return record
 
 
 def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, warmup: int | None = None,
