@@ -227,7 +227,8 @@ def lab_plan(cfg, args=None, *, short: bool = False):
     pick = lambda name, key, cast: cast(getattr(args, name, None) if getattr(args, name, None) is not None else cfg[key])
     memory = pick("memory_gb", "BS_LAB_MEMORY_GB", float)
     step_text = pick("steps", "BS_LAB_RUN_STEPS" if short else "BS_LAB_STEPS", str)
-    return Plan(steps=steps.parse(step_text, memory),
+    short_pnl = {"pnl_positions": 20_000, "pnl_seconds": 15} if short else {}
+    return Plan(steps=steps.parse(step_text, memory), **short_pnl,
                 orders=pick("orders", "BS_LAB_RUN_ORDERS" if short else "BS_LAB_ORDERS", int),
                 warmup=pick("warmup", "BS_LAB_WARMUP", int) if not short else 5_000,
                 tick_rate=pick("tick_rate", "BS_LAB_TICK_RATE", str),
@@ -447,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(three resource steps), the cost and scaling reports")
     s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
     s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 0.5,1,1.5,2)")
-    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 20,000)")
+    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 10,000)")
     s.add_argument("--tick-rate", help="ticks per second during the drains, or `thesis` (BS_LAB_TICK_RATE: thesis)")
     s.set_defaults(func=cmd_run)
 

@@ -74,7 +74,7 @@ WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
-         cc.value AS r_client_cores
+         cc.value AS r_client_cores, fl.value AS r_floor
   FROM experiment_runs AS e FINAL
   INNER JOIN run_prices AS p ON p.run_id = e.run_id
   LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id
@@ -83,6 +83,7 @@ WITH runs_of AS (
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla') AS s ON s.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'positions_revalued_per_s') AS pv ON pv.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'client_cpu_cores') AS cc ON cc.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla_is_floor') AS fl ON fl.run_id = e.run_id
   WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL)),
 per_step AS (
   SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
@@ -95,6 +96,7 @@ per_step AS (
          maxIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_max,
          avgIf(r_pnl_during, kind = 'drain') AS pnl_during_drain_per_s,
          avgIf(r_client_cores, kind = 'http') AS http_client_cpu_cores,
+         maxIf(r_floor, kind = 'http') AS c_sla_floor,
          avgIf(r_c_sla, kind = 'http') AS c_sla,
          minIf(r_c_sla, kind = 'http') AS c_sla_min,
          maxIf(r_c_sla, kind = 'http') AS c_sla_max,
@@ -107,6 +109,7 @@ SELECT step, step_name, vcpus, memory_gb, repeats, round(usd_hour, 6) AS usd_hou
        round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s_min, 3) AS pnl_per_s_min, round(pnl_per_s_max, 3) AS pnl_per_s_max,
        round(pnl_during_drain_per_s, 3) AS pnl_during_drain_per_s, round(http_client_cpu_cores, 3) AS http_client_cpu_cores,
        round(c_sla, 3) AS c_sla, round(c_sla_min, 3) AS c_sla_min, round(c_sla_max, 3) AS c_sla_max,
+       c_sla_floor > 0 AS c_sla_is_floor,
        round(orders_per_s / usd_hour, 3) AS orders_per_s_per_usd_hour,
        round(pnl_per_s / usd_hour, 3) AS pnl_per_s_per_usd_hour,
        round(if(orders_per_s > 0, usd_hour / (orders_per_s * 3600) * 1e6, nan), 6) AS usd_per_million_orders,

@@ -69,6 +69,7 @@ def client(tmp_path_factory):
     c.insert("run_results", [["old", "drain_orders_per_s", 1.0], ["d1a", "drain_orders_per_s", 900.0],
                              ["d1b", "drain_orders_per_s", 1100.0], ["d2", "drain_orders_per_s", 1500.0],
                              ["h1", "c_sla", 50.0], ["h2", "c_sla", 80.0], ["h1", "client_cpu_cores", 0.25],
+                             ["h1", "c_sla_is_floor", 0.0], ["h2", "c_sla_is_floor", 1.0],
                              ["p1a", "positions_revalued_per_s", 1000.0], ["p1b", "positions_revalued_per_s", 3000.0],
                              ["p2", "positions_revalued_per_s", 5000.0]], column_names=["run_id", "name", "value"])
     # P&L during the drains: d1a 100/s, d1b 300/s (over 10 s), d2 500/s
@@ -98,6 +99,7 @@ def test_scaling_steps_against_hand_computed_values(client):
     assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
     assert s2["pnl_per_s"] == 5000 and s1["pnl_during_drain_per_s"] == 200 and s2["pnl_during_drain_per_s"] == 500
     assert s1["http_client_cpu_cores"] == 0.25
+    assert s1["c_sla_is_floor"] == 0 and s2["c_sla_is_floor"] == 1
     assert s1["c_sla"] == 50 and s2["c_sla"] == 80
     assert s1["orders_per_s_per_usd_hour"] == pytest.approx(1000 / 0.08744, abs=1e-3)
     assert s1["usd_per_million_orders"] == pytest.approx(0.08744 / 3600 / 1000 * 1e6, abs=1e-6)
@@ -118,6 +120,7 @@ def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
     text = " ".join(a.conclusions)
     assert "1,000 to 1,500 orders/s (x1.50)" in text and "Fargate" in text
     assert "A dollar-hour buys the most orders at 1 vCPU" in text
+    assert "At 2 vCPU the breaking-point run reached its users cap" in text and "At 1 vCPU the breaking" not in text
 
 
 def _rows(vcpus_and_rates):

@@ -95,6 +95,10 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     if sla:
         cheapest = min(sla, key=lambda s: s["usd_per_1000_requests_at_sla"])
         held = ", ".join(f"{s['c_sla']:,.0f}" for s in sla)
+        floors = [s["step_name"] for s in sla if s.get("c_sla_is_floor")]
+        if floors:
+            out.append(f"At {', '.join(floors)} the breaking-point run reached its users cap without breaking the SLO: "
+                       "C_SLA there is a floor, and its cost per 1,000 requests a ceiling (raise --max-users).")
         out.append(f"At the SLA (p95, errors under 1 %) the gateway held {held} "
                    f"requests/s; the cheapest 1,000 requests with headroom are at {cheapest['step_name']} "
                    f"(${cheapest['usd_per_1000_requests_at_sla']:.2e}).")

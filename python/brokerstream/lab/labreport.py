@@ -98,8 +98,7 @@ STEP_COLUMNS = [("step", "step", ""), ("step_name", "resources", ""), ("memory_g
                 ("orders_per_s", "orders/s", ",.0f"), ("orders_per_s_min", "min", ",.0f"), ("orders_per_s_max", "max", ",.0f"),
                 ("orders_per_s_per_usd_hour", "orders/s per $/h", ",.0f"), ("usd_per_million_orders", "$ per million orders", ".4f"),
                 ("pnl_per_s", "positions revalued/s", ",.0f"), ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
-                ("pnl_during_drain_per_s", "P&L calc/s during drain", ",.0f"),
-                ("c_sla", "C_SLA req/s", ",.1f"), ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
+                ("c_sla", "C_SLA req/s", ",.1f"), ("c_sla_floor_text", "C_SLA unbroken (a floor)", ""), ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
                 ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"), ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
                 ("http_client_cpu_cores", "Locust CPU", ".2f")]
 PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), ("usd_hour", "$/h on demand", ".3f"),
@@ -108,6 +107,8 @@ PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), (
 
 
 def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
+    for s in a.steps:
+        s["c_sla_floor_text"] = "yes" if s.get("c_sla_is_floor") else ""
     specs = charts(a)
     data = json.dumps(_json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str,
                       allow_nan=False).replace("</", "<\\/")
@@ -141,8 +142,7 @@ def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
         "<h2>Steps</h2>" + _table(a.steps, STEP_COLUMNS),
         "<p class=note>orders/s: drain throughput (measured orders over the span of their results). Positions "
         f"revalued/s: the P&L job's own counters while {meta.get('pnl_positions', 0):,} open positions were revalued "
-        f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). P&L calc/s during drain: "
-        "the job's P&L calculations while the drain ran (driven by the ticks offered). F(k) is orders/s per dollar-hour; "
+        f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). F(k) is orders/s per dollar-hour; "
         "F(k)/F(k-1) below 1 means the step bought less per dollar than the one before. Cost per 1,000 requests at "
         f"C_SLA includes {meta.get('headroom', 0.2):.0%} headroom.</p>",
     ]

@@ -167,6 +167,8 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
     if shape_file.exists():
         found = json.loads(shape_file.read_text())
         results["c_sla"] = found["c_sla"]
+        # stopped by the users cap, not by the SLO: the system held more than C_SLA says
+        results["c_sla_is_floor"] = 1.0 if "without breaking" in found["stopped_because"] else 0.0
         progress(f"[load] breaking point: {found['stopped_because']}; C_SLA {found['c_sla']:.1f} req/s")
     results.update(orders_accepted=collector.counts["orders_accepted"], orders_rejected=collector.counts["orders_rejected"],
                    client_cpu_cores=client_cores)
