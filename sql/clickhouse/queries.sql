@@ -72,6 +72,7 @@ FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
 -- purpose: the latest scaling experiment per step: orders/s (drain), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1)
 WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
+         e.stream_threads AS r_threads, e.pnl_parallelism AS r_parallelism,
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
          cc.value AS r_client_cores, fl.value AS r_floor
@@ -87,6 +88,7 @@ WITH runs_of AS (
   WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL)),
 per_step AS (
   SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
+         any(r_threads) AS stream_threads, any(r_parallelism) AS pnl_parallelism,
          avg(r_usd_hour) AS usd_hour,
          avgIf(r_orders_per_s, kind = 'drain') AS orders_per_s,
          minIf(r_orders_per_s, kind = 'drain') AS orders_per_s_min,
@@ -103,7 +105,7 @@ per_step AS (
          countIf(kind = 'drain') AS repeats,
          max(r_cpu_cores) AS max_cpu_cores
   FROM runs_of GROUP BY step)
-SELECT step, step_name, vcpus, memory_gb, repeats, round(usd_hour, 6) AS usd_hour,
+SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, repeats, round(usd_hour, 6) AS usd_hour,
        round(orders_per_s, 3) AS orders_per_s, round(orders_per_s_min, 3) AS orders_per_s_min,
        round(orders_per_s_max, 3) AS orders_per_s_max,
        round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s_min, 3) AS pnl_per_s_min, round(pnl_per_s_max, 3) AS pnl_per_s_max,

@@ -93,7 +93,7 @@ def scaling_rows(client, headroom=0.2):
 def test_scaling_steps_against_hand_computed_values(client):
     s1, s2 = scaling_rows(client)
     # 1 vCPU + 8 GB = 0.04656 + 0.04088 = 0.08744 $/h; 2 vCPU = 0.134 $/h
-    assert (s1["step"], s1["step_name"], s1["repeats"]) == (1, "1 vCPU", 2)
+    assert (s1["step"], s1["step_name"], s1["repeats"], s1["stream_threads"], s1["pnl_parallelism"]) == (1, "1 vCPU", 2, 1, 1)
     assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
     assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
     assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
@@ -215,6 +215,16 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
     assert _pixels_of(png, labreport.COLORS["measured"]) > 200
     assert _pixels_of(png, labreport.COLORS["model"]) > 200
     assert _pixels_of(png, labreport.COLORS["pnl"]) > 50
+
+
+def test_the_usl_is_fitted_over_the_vcpu_steps_not_the_scale_out_ones():
+    truth = usl.Usl(lam=2000, sigma=0.1, kappa=0.01, unit=0.5, r2=1)
+    rows = _rows([(v, truth.throughput(v)) for v in (0.5, 1, 1.5, 2)] + [(2, 99_999)])
+    for r in rows:
+        r["stream_threads"], r["pnl_parallelism"] = 1, 1
+    rows[-1]["stream_threads"], rows[-1]["pnl_parallelism"] = 2, 2
+    a = analysis.analyse(rows, pricesheet.load())
+    assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
 
 
 def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_bound():

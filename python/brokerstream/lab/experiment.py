@@ -91,6 +91,8 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     progress(f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
              f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
              f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run")
+    base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
+    deployed = base_parallelism
     scaled_out = False
     try:
         for number, step in enumerate(plan.steps, 1):
@@ -98,8 +100,10 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             progress(f"[lab] step {number}/{len(plan.steps)}: {step.name}, {step.memory_gb:g} GB")
             groups.quota(step.vcpus)
             groups.memory_limit(step.memory_gb)
-            if step.pnl_parallelism:
+            wanted = step.pnl_parallelism or base_parallelism
+            if wanted != deployed:  # a step without its own parallelism runs at the configured one
                 _redeploy_pnl(scfg, progress)
+                deployed = wanted
                 scaled_out = True
             scaled_out |= bool(step.stream_threads)  # the drain restarts the app with them
             for repeat in range(1, plan.repeats + 1):
@@ -127,7 +131,8 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             progress("[lab] restoring the configured stream threads and P&L parallelism")
             default_stack(cfg).down(["streams"])
             default_stack(cfg).up(["streams"])
-            _redeploy_pnl(cfg, progress)
+            if deployed != base_parallelism:
+                _redeploy_pnl(cfg, progress)
     progress(f"[lab] experiment {experiment_id} done; limits lifted")
     return experiment_id
 
