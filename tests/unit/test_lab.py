@@ -225,6 +225,8 @@ def test_the_usl_is_fitted_over_the_vcpu_steps_not_the_scale_out_ones():
     rows[-1]["stream_threads"], rows[-1]["pnl_parallelism"] = 2, 2
     a = analysis.analyse(rows, pricesheet.load())
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
+    a = analysis.analyse([rows[-1]] + rows[:-1], pricesheet.load())  # listed first, still the odd one out
+    assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
 
 
 def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_bound():

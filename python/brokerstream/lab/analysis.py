@@ -28,10 +28,14 @@ def _ok(x) -> bool:
 
 
 def _fit(steps: list[dict], key: str) -> usl_law.Usl | None:
-    """The law over the vCPU steps: those with the first step's threads and parallelism (scale-out steps
-    at the same vCPUs are another dimension, shown as measured points only)."""
+    """The law over the vCPU steps: those sharing the most common threads and parallelism (scale-out
+    steps are another dimension, shown as measured points only)."""
     shape = lambda s: (s.get("stream_threads"), s.get("pnl_parallelism"))
-    pairs = [(s["vcpus"], s[key]) for s in steps if _ok(s.get(key)) and shape(s) == shape(steps[0])]
+    shapes = [shape(s) for s in steps if _ok(s.get(key))]
+    if not shapes:
+        return None
+    common = max(shapes, key=shapes.count)  # ties: the first listed
+    pairs = [(s["vcpus"], s[key]) for s in steps if _ok(s.get(key)) and shape(s) == common]
     try:
         return usl_law.fit([p[0] for p in pairs], [p[1] for p in pairs])
     except ValueError:

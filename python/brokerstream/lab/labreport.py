@@ -184,7 +184,7 @@ def summary(a: lab_analysis.LabAnalysis) -> list[str]:
     u = a.usl_orders
     second = (f"USL: sigma {u.sigma:.3f}, kappa {u.kappa:.4f}, R^2 {u.r2:.2f}; projected "
               + ", ".join(f"{p['vcpus']} vCPU {p['orders_per_s']:,.0f}/s" for p in a.projection[::2])
-              if u else "USL: fewer than three steps with a drain figure, no fit")
+              if u else "USL: no fit (it needs three vCPU levels with the same threads and parallelism)")
     return [first, second]
 
 
