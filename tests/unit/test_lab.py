@@ -236,3 +236,18 @@ def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_boun
     assert "At 2 vCPU the stack's quota plus Locust's CPU (0.60 cores) exceed this machine's 2 cores" in text
     assert "At 1 vCPU" not in text
     assert "3 resource levels for three terms" in text
+
+
+def test_the_thesis_tick_rate_and_plan_limits():
+    from brokerstream.lab.experiment import Plan, tick_rate_of
+    assert tick_rate_of("thesis", 500) == 100 and tick_rate_of("THESIS", 2) == 1  # a tick per equity per 5 s
+    assert tick_rate_of("10000", 500) == 10_000 and tick_rate_of(250.0, 500) == 250
+    with pytest.raises(ValueError):
+        tick_rate_of("-1", 500)
+    with pytest.raises(ValueError):
+        tick_rate_of("fast", 500)
+    one = steps.parse("1", memory_gb=8, cores=2)
+    with pytest.raises(ValueError, match="orders >= 100"):
+        Plan(steps=one, orders=10)
+    with pytest.raises(ValueError, match="P&L runs"):
+        Plan(steps=one, pnl_seconds=1)
