@@ -83,7 +83,8 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     http_ticks = tick_rate if plan.http_tick_rate is None else plan.http_tick_rate
     experiment_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
     conditions = {"pnl_positions": plan.pnl_positions, "pnl_tick_rate": plan.pnl_tick_rate,
-                  "pnl_seconds": plan.pnl_seconds, "accounts": len(data.accounts), "instruments": len(data.instruments), "seed": data.seed,
+                  "pnl_seconds": plan.pnl_seconds, "accounts": len(data.accounts),
+                  "instruments": len(data.instruments), "seed": data.seed,
                   "machine_cores": os.cpu_count(), "warmup_orders": plan.warmup, "slo_p95_ms": plan.slo_p95_ms,
                   "hold_seconds": plan.hold_seconds, "start_users": plan.start_users, "step_users": plan.step_users,
                   "pnl_job": True, "connectors": True,
@@ -93,7 +94,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
              f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run")
     base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
     deployed = base_parallelism
-    scaled_out = False
+    threads_changed = False
     try:
         for number, step in enumerate(plan.steps, 1):
             scfg = cfg.with_overrides(**step.settings())
@@ -104,8 +105,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             if wanted != deployed:  # a step without its own parallelism runs at the configured one
                 _redeploy_pnl(scfg, progress)
                 deployed = wanted
-                scaled_out = True
-            scaled_out |= bool(step.stream_threads)  # the drain restarts the app with them
+            threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
             for repeat in range(1, plan.repeats + 1):
                 drain = driver.run_drain(scfg, orders=plan.orders, warmup=plan.warmup, scale_step=number,
                                          tick_rate=tick_rate, timeout=plan.drain_timeout, progress=progress)
@@ -127,12 +127,13 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     finally:
         groups.quota(None)
         groups.memory_limit(None)
-        if scaled_out:
-            progress("[lab] restoring the configured stream threads and P&L parallelism")
+        if threads_changed:
+            progress("[lab] restarting the streams app with the configured stream threads")
             default_stack(cfg).down(["streams"])
             default_stack(cfg).up(["streams"])
-            if deployed != base_parallelism:
-                _redeploy_pnl(cfg, progress)
+        if deployed != base_parallelism:
+            progress("[lab] redeploying the P&L job at the configured parallelism")
+            _redeploy_pnl(cfg, progress)
     progress(f"[lab] experiment {experiment_id} done; limits lifted")
     return experiment_id
 
