@@ -136,3 +136,13 @@ def test_a_memory_limit_holds_the_groups_processes_and_goes_away_with_them(tmp_p
                 p.wait()
         cg.remove()
     assert not cg.memory_parent.exists() and not cg.parent.exists()
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpu", os.W_OK), reason="needs a writable cgroup v1 cpu hierarchy")
+def test_a_process_still_exiting_when_the_stack_is_removed_does_not_leave_its_group_behind(tmp_path):
+    import subprocess
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
+    proc = subprocess.Popen(["sleep", "1"], preexec_fn=lambda: cg.join("orders"))
+    cg.remove()  # while it is still there: waits for it to go
+    proc.wait()
+    assert not cg.parent.exists()

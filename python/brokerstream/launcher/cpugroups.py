@@ -160,8 +160,13 @@ class CpuGroups:
             return None
         return None if quota < 0 else quota / period
 
-    def remove(self) -> None:
-        """Deletes the groups once no process is left in them."""
+    def remove(self, wait: float = 5.0) -> None:
+        """Deletes the groups once no process is left in them. A process that has just been stopped may
+        stay listed while the kernel finishes its exit: wait up to `wait` seconds for the groups to empty."""
+        import time
+        deadline = time.monotonic() + wait
+        while self.parent.exists() and any(self.members(g) for g in GROUPS) and time.monotonic() < deadline:
+            time.sleep(0.1)
         if self.memory_parent is not None and self.memory_parent.is_dir():
             try:
                 procs = (self.memory_parent / "cgroup.procs").read_text().split()
