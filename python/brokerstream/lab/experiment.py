@@ -146,9 +146,8 @@ def _redeploy_pnl(cfg: Config, progress) -> None:
 
 def _record(cfg: Config, experiment_id: str, number: int, step: Step, repeat: int, kind: str, run_id: str,
             orders: int, tick_rate: float, conditions: dict) -> None:
-    client = store.connect(cfg)
+    client = store.connect(cfg)  # the run's own save has just applied the DDL
     try:
-        store.apply_ddl(client)
         client.insert("experiment_runs", [[experiment_id, dt.datetime.now(dt.timezone.utc), number, step.name, repeat,
                                            kind, run_id, step.vcpus, step.memory_gb,
                                            step.stream_threads or cfg.int("BS_STREAMS_THREADS"),

@@ -69,17 +69,8 @@ class CpuGroups:
         moved = 0
         limited = self.memory_parent is not None and self.memory_parent.is_dir()
         for pid in pids:
-            try:
-                _write(self.path(group) / "cgroup.procs", pid)
-                if limited:
-                    _write(self.memory_parent / "cgroup.procs", pid)
+            if _move(self.path(group), pid) and (not limited or _move(self.memory_parent, pid)):
                 moved += 1
-            except (ProcessLookupError, FileNotFoundError):
-                continue  # gone meanwhile
-            except OSError as exc:
-                if exc.errno == 3:  # ESRCH: gone meanwhile
-                    continue
-                raise
         return moved
 
     def join(self, group: str) -> None:
@@ -89,10 +80,7 @@ class CpuGroups:
             _write(self.path(group) / "cgroup.procs", os.getpid())
 
     def members(self, group: str) -> set[int]:
-        try:
-            return {int(x) for x in (self.path(group) / "cgroup.procs").read_text().split()}
-        except OSError:
-            return set()
+        return _procs(self.path(group))
 
     def group_of(self, pid: int) -> str | None:
         for group in GROUPS:
@@ -141,8 +129,8 @@ class CpuGroups:
     def _release_memory(self) -> None:
         if not self.memory_parent.is_dir():
             return
-        for pid in (self.memory_parent / "cgroup.procs").read_text().split():
-            _move(self.memory_parent.parent, int(pid))
+        for pid in _procs(self.memory_parent):
+            _move(self.memory_parent.parent, pid)
         self.memory_parent.rmdir()
 
     def memory_limit_gb(self) -> float | None:
@@ -167,13 +155,8 @@ class CpuGroups:
         deadline = time.monotonic() + wait
         while self.parent.exists() and any(self.members(g) for g in GROUPS) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if self.memory_parent is not None and self.memory_parent.is_dir():
-            try:
-                procs = (self.memory_parent / "cgroup.procs").read_text().split()
-            except OSError:
-                procs = ["?"]
-            if not procs:
-                self.memory_parent.rmdir()
+        if self.memory_parent is not None and self.memory_parent.is_dir() and not _procs(self.memory_parent):
+            self.memory_parent.rmdir()
         if not self.parent.exists():
             return
         for group in GROUPS:
@@ -184,12 +167,24 @@ class CpuGroups:
             self.parent.rmdir()
 
 
-def _move(group: Path, pid: int) -> None:
+def _move(group: Path, pid: int) -> bool:
+    """Moves a process into a group; False when it is gone meanwhile."""
     try:
         _write(group / "cgroup.procs", pid)
+        return True
+    except (ProcessLookupError, FileNotFoundError):
+        return False
     except OSError as exc:
-        if exc.errno != 3:  # ESRCH: gone meanwhile
-            raise
+        if exc.errno == 3:  # ESRCH
+            return False
+        raise
+
+
+def _procs(group: Path) -> set[int]:
+    try:
+        return {int(x) for x in (group / "cgroup.procs").read_text().split()}
+    except OSError:
+        return set()
 
 
 def _write(path: Path, value) -> None:

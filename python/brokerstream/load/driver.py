@@ -195,43 +195,38 @@ def _start_ticks(cfg: Config, data, rate: float):
     return done, ticker
 
 
+def _stored_bench(cfg: Config, kind: str, workload: str, scale_step: int, bench, figures, progress) -> RunRecord:
+    """A benchmark as a stored run: its record, the collector sampling meanwhile, its figures saved."""
+    from ..gen import pgload
+    record = new_record(cfg, kind, kind, workload, pgload.read(cfg).seed, scale_step)
+    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
+    try:
+        result = bench()
+    finally:
+        collector.stop()
+    record.ended = dt.datetime.now(dt.timezone.utc)
+    save(cfg, record, collector, figures(result), [])
+    for line in result.lines():
+        progress(f"[{kind}] {line}")
+    return record
+
+
 def run_pnl(cfg: Config, *, positions: int, tick_rate: float, duration: float, scale_step: int = 1,
             progress=print) -> RunRecord:
     """`bench pnl` as a stored run: open positions revalued as ticks flow, the P&L flow's capacity."""
     from ..bench import pnl
-    from ..gen import pgload
-    data = pgload.read(cfg)
-    record = new_record(cfg, "pnl", "pnl", f"open positions={positions} ticks={tick_rate:.0f}/s for {duration:.0f}s",
-                        data.seed, scale_step)
-    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
-    try:
-        result = pnl.run(cfg, positions=positions, tick_rate=tick_rate, duration=duration, progress=progress)
-    finally:
-        collector.stop()
-    record.ended = dt.datetime.now(dt.timezone.utc)
-    save(cfg, record, collector, {"pnl_calculations_per_s": result.pnl_calculations_per_s,
-                                  "positions_revalued_per_s": result.positions_revalued_per_s,
-                                  "option_valuations_per_s": result.option_valuations_per_s}, [])
-    for line in result.lines():
-        progress(f"[pnl] {line}")
-    return record
+    return _stored_bench(
+        cfg, "pnl", f"open positions={positions} ticks={tick_rate:.0f}/s for {duration:.0f}s", scale_step,
+        lambda: pnl.run(cfg, positions=positions, tick_rate=tick_rate, duration=duration, progress=progress),
+        lambda r: {"pnl_calculations_per_s": r.pnl_calculations_per_s, "positions_revalued_per_s":
+                   r.positions_revalued_per_s, "option_valuations_per_s": r.option_valuations_per_s}, progress)
 
 
 def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, warmup: int | None = None,
               timeout: float = 3600, progress=print) -> RunRecord:
     from ..bench import drain
-    from ..gen import pgload
-    data = pgload.read(cfg)
-    record = new_record(cfg, "drain", "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s",
-                        data.seed, scale_step)
-    collector = Collector(cfg, record.run_id, service_names(cfg)).start()
     warmup = min(50_000, orders // 10) if warmup is None else warmup
-    try:
-        result = drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout, progress=progress)
-    finally:
-        collector.stop()
-    record.ended = dt.datetime.now(dt.timezone.utc)
-    save(cfg, record, collector, {"drain_orders_per_s": result.throughput, "drain_p99_ms": result.latency_ms["p99"]}, [])
-    for line in result.lines():
-        progress(f"[drain] {line}")
-    return record
+    return _stored_bench(
+        cfg, "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s", scale_step,
+        lambda: drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout, progress=progress),
+        lambda r: {"drain_orders_per_s": r.throughput, "drain_p99_ms": r.latency_ms["p99"]}, progress)

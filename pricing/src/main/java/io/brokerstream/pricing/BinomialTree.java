@@ -8,6 +8,19 @@ package io.brokerstream.pricing;
 public final class BinomialTree {
   private BinomialTree() {}
 
+  /** One CRR lattice: n steps of dt, up/down factors, one step's growth and discounted probabilities. */
+  private record Lattice(double dt, double up, double down, double growth, double pu, double pd) {
+    static Lattice of(double years, double rate, double sigma, int n) {
+      double dt = years / n;
+      double up = Math.exp(sigma * Math.sqrt(dt));
+      double down = 1.0 / up;
+      double growth = Math.exp(rate * dt);
+      double p = (growth - down) / (up - down);
+      double disc = 1.0 / growth;
+      return new Lattice(dt, up, down, growth, disc * p, disc * (1.0 - p));
+    }
+  }
+
   public static double price(OptionType type, ExerciseStyle style, double spot, double strike, double years,
       double rate, double sigma, int steps) {
     if (years <= 0.0) {
@@ -18,14 +31,11 @@ public final class BinomialTree {
       return style == ExerciseStyle.AMERICAN ? Math.max(european, type.intrinsic(spot, strike)) : european;
     }
     int n = Math.max(1, steps);
-    double dt = years / n;
-    double up = Math.exp(sigma * Math.sqrt(dt));
-    double down = 1.0 / up;
-    double growth = Math.exp(rate * dt);
-    double p = (growth - down) / (up - down);
-    double disc = 1.0 / growth;
-    double pu = disc * p;
-    double pd = disc * (1.0 - p);
+    Lattice lattice = Lattice.of(years, rate, sigma, n);
+    double up = lattice.up();
+    double down = lattice.down();
+    double pu = lattice.pu();
+    double pd = lattice.pd();
     boolean american = style == ExerciseStyle.AMERICAN;
     // +1 for a call, -1 for a put: a payoff is sign x (spot - strike), exactly (negation is exact)
     double sign = type == OptionType.CALL ? 1.0 : -1.0;
@@ -86,14 +96,13 @@ public final class BinomialTree {
 
   /** The smoothed tree: Black-Scholes values one step before expiry, then the usual American roll-back. */
   static double smoothedPut(double spot, double strike, double years, double rate, double sigma, int n) {
-    double dt = years / n;
-    double up = Math.exp(sigma * Math.sqrt(dt));
-    double down = 1.0 / up;
-    double growth = Math.exp(rate * dt);
-    double p = (growth - down) / (up - down);
-    double disc = 1.0 / growth;
-    double pu = disc * p;
-    double pd = disc * (1.0 - p);
+    Lattice lattice = Lattice.of(years, rate, sigma, n);
+    double dt = lattice.dt();
+    double up = lattice.up();
+    double down = lattice.down();
+    double growth = lattice.growth();
+    double pu = lattice.pu();
+    double pd = lattice.pd();
     double upOverDown = up * up;
     double[] values = new double[n];
     double low = spot * Math.pow(down, n - 1);
