@@ -13,7 +13,7 @@ MODEL_FILE = ROOT / "pricing" / "src" / "main" / "resources" / "market-model.pro
 @dataclass(frozen=True)
 class MarketModel:
     rate: float
-    binomial_steps: int
+    american_put_horizon_years: float
 
 
 def load(path: Path = MODEL_FILE) -> MarketModel:
@@ -23,4 +23,5 @@ def load(path: Path = MODEL_FILE) -> MarketModel:
         if line and not line.startswith("#") and "=" in line:
             key, value = line.split("=", 1)
             values[key.strip()] = value.strip()
-    return MarketModel(rate=float(values["rate"]), binomial_steps=int(values["binomial-steps"]))
+    return MarketModel(rate=float(values["rate"]),
+                       american_put_horizon_years=float(values["american-put-horizon-years"]))

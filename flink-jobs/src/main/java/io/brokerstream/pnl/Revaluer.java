@@ -71,16 +71,16 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
    * Windows aligned to the epoch for every equity, every window snapshotted (what tests with a
    * hand-driven clock expect).
    */
-  public Revaluer(long windowMs, double rate, int binomialSteps) {
-    this(windowMs, false, 0, rate, binomialSteps);
+  public Revaluer(long windowMs, double rate, double putHorizonYears) {
+    this(windowMs, false, 0, rate, putHorizonYears);
   }
 
   /** {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output. */
-  public Revaluer(long windowMs, boolean staggered, long snapshotMs, double rate, int binomialSteps) {
+  public Revaluer(long windowMs, boolean staggered, long snapshotMs, double rate, double putHorizonYears) {
     this.windowMs = windowMs;
     this.staggered = staggered;
     this.snapshotMs = snapshotMs;
-    this.valuation = new Valuation(rate, binomialSteps);
+    this.valuation = new Valuation(rate, putHorizonYears);
   }
 
   @Override

@@ -17,8 +17,8 @@ public final class Valuation implements Serializable {
   private static final long MILLIS_PER_DAY = 24L * 3600 * 1000;
   private final OptionPricer pricer;
 
-  public Valuation(double rate, int binomialSteps) {
-    this.pricer = new OptionPricer(rate, binomialSteps);
+  public Valuation(double rate, double putHorizonYears) {
+    this.pricer = new OptionPricer(rate, putHorizonYears);
   }
 
   /** From {@code atMillis} to the end of the maturity day (UTC), in years; 0 once that day is over. */

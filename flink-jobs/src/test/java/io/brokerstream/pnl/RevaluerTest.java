@@ -25,12 +25,13 @@ class RevaluerTest {
   static final long T0 = LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
   static final int MATURITY = (int) LocalDate.of(2026, 12, 31).toEpochDay();
   static final double RATE = 0.05;
+  static final double HORIZON = io.brokerstream.pricing.MarketModel.load().americanPutHorizonYears();
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> h;
 
   @BeforeEach
   void open() throws Exception {
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, 100)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, HORIZON)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);
@@ -246,7 +247,7 @@ class RevaluerTest {
     in(tick("EQ1", "101", T0 + 1));
     var snapshot = h.snapshot(1, T0 + 2);
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, 100)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, HORIZON)),
         in -> in.underlyingId, Types.STRING);
     h.setup();
     h.initializeState(snapshot);
@@ -258,7 +259,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, RATE, 100)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, RATE, HORIZON)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);

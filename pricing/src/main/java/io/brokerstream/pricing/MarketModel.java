@@ -8,15 +8,16 @@ import java.util.Properties;
  * The market model both dataflows price options with, read from market-model.properties in this
  * module: one definition, so the order flow and the P&L job cannot disagree on a rate.
  */
-public record MarketModel(double rate, int binomialSteps) {
+public record MarketModel(double rate, double americanPutHorizonYears) {
   public static final String RESOURCE = "/market-model.properties";
 
   public MarketModel {
     if (!Double.isFinite(rate) || rate < -1 || rate > 1) {
       throw new IllegalArgumentException("market model: rate must be a yearly fraction in [-1, 1], got " + rate);
     }
-    if (binomialSteps < 1 || binomialSteps > 100_000) {
-      throw new IllegalArgumentException("market model: binomial-steps must be 1..100000, got " + binomialSteps);
+    if (!(americanPutHorizonYears >= 0.1 && americanPutHorizonYears <= 100)) {
+      throw new IllegalArgumentException(
+          "market model: american-put-horizon-years must be 0.1..100, got " + americanPutHorizonYears);
     }
   }
 
@@ -31,7 +32,7 @@ public record MarketModel(double rate, int binomialSteps) {
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + RESOURCE, e);
     }
-    return new MarketModel(Double.parseDouble(required(p, "rate")), Integer.parseInt(required(p, "binomial-steps")));
+    return new MarketModel(Double.parseDouble(required(p, "rate")), Double.parseDouble(required(p, "american-put-horizon-years")));
   }
 
   private static String required(Properties p, String key) {
@@ -43,6 +44,6 @@ public record MarketModel(double rate, int binomialSteps) {
   }
 
   public OptionPricer pricer() {
-    return new OptionPricer(rate, binomialSteps);
+    return new OptionPricer(rate, americanPutHorizonYears);
   }
 }

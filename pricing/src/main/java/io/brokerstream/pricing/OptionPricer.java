@@ -1,21 +1,21 @@
 package io.brokerstream.pricing;
 
 /**
- * The broker's option model: Black-Scholes for European options, a binomial tree for American ones.
- * Without dividends an American call is never exercised early, so it is worth exactly its European
- * value and is priced by the closed form; only American puts need the tree, the smoothed and
- * extrapolated one ({@link BinomialTree#americanPut}): a plain 100-step CRR tree was off by up to 0.12 on
- * a 37 put, this one (84 steps, the same cost) by 0.04 (`./brokerstream bench pricing`).
+ * The broker's option model: Black-Scholes for European options and American calls (without dividends
+ * an American call is never exercised early, so it is worth exactly its European value), the
+ * early-exercise premium along the put's exercise boundary for American puts ({@link AmericanPuts}).
  */
 public final class OptionPricer implements java.io.Serializable {
-  private static final long serialVersionUID = 1L;
-  public static final int DEFAULT_STEPS = 100;
+  private static final long serialVersionUID = 2L;
   private final double rate;
-  private final int steps;
+  private final double putHorizonYears;
+  // boundaries are a cache, rebuilt where a job's functions are deserialized
+  private transient volatile AmericanPuts americanPuts;
 
-  public OptionPricer(double rate, int steps) {
+  public OptionPricer(double rate, double putHorizonYears) {
     this.rate = rate;
-    this.steps = steps;
+    this.putHorizonYears = putHorizonYears;
+    this.americanPuts = new AmericanPuts(rate, putHorizonYears);
   }
 
   public double rate() {
@@ -27,6 +27,11 @@ public final class OptionPricer implements java.io.Serializable {
     if (style == ExerciseStyle.EUROPEAN || type == OptionType.CALL) {
       return BlackScholes.price(type, spot, strike, years, rate, sigma);
     }
-    return BinomialTree.americanPut(spot, strike, years, rate, sigma, steps);
+    AmericanPuts puts = americanPuts;
+    if (puts == null) {
+      puts = new AmericanPuts(rate, putHorizonYears); // a race builds two caches, each correct
+      americanPuts = puts;
+    }
+    return puts.price(spot, strike, years, sigma);
   }
 }

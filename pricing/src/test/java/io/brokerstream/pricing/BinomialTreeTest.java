@@ -57,42 +57,6 @@ class BinomialTreeTest {
     assertThat(BinomialTree.price(PUT, AMERICAN, 1e6, 1, 1, 0.05, 0.2, 100)).isCloseTo(0.0, within(1e-12));
   }
 
-  @Test
-  void smoothedExtrapolatedAmericanPutsMatchAFineTree() {
-    int steps = MarketModel.load().binomialSteps();
-    java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
-    int outside = 0;
-    for (int i = 0; i < 150; i++) {
-      double spot = 100 * (0.5 + 1.5 * rnd.nextDouble());
-      double sigma = 0.05 + 0.95 * rnd.nextDouble();
-      double years = 1.0 / 365 + (3.0 - 1.0 / 365) * rnd.nextDouble();
-      double reference = BinomialTree.price(PUT, AMERICAN, spot, 100, years, 0.05, sigma, 4000);
-      double value = BinomialTree.americanPut(spot, 100, years, 0.05, sigma, steps);
-      // the target, 0.1 % of the price or a cent, holds for all but a few deep in-the-money long puts;
-      // none is off by twice that (a 100-step CRR tree misses the target on 4 puts in 10)
-      assertThat(value).as("S=%s T=%s sigma=%s", spot, years, sigma)
-          .isCloseTo(reference, within(Math.max(0.002 * reference, 0.02)));
-      if (Math.abs(value - reference) > Math.max(0.001 * reference, 0.01)) {
-        outside++;
-      }
-    }
-    assertThat(outside).isLessThanOrEqualTo(2);
-  }
-
-  @Test
-  void smoothedAmericanPutKeepsItsBoundsAndEdges() {
-    for (double s = 40; s <= 160; s += 5) {
-      double american = BinomialTree.americanPut(s, 100, 0.75, 0.05, 0.3, 100);
-      assertThat(american).isGreaterThanOrEqualTo(Math.max(100 - s, 0));
-      assertThat(american).isGreaterThanOrEqualTo(BlackScholes.price(PUT, s, 100, 0.75, 0.05, 0.3));
-    }
-    assertThat(BinomialTree.americanPut(80, 100, 0, 0.05, 0.2, 100)).isEqualTo(20.0);
-    assertThat(BinomialTree.americanPut(80, 100, 1, 0.05, 0.0, 100)).isEqualTo(20.0);
-    assertThat(BinomialTree.americanPut(80, 100, 1e-9, 0.05, 0.2, 100)).isCloseTo(20.0, within(1e-6));
-    assertThat(BinomialTree.americanPut(1e6, 1, 1, 0.05, 0.2, 100)).isCloseTo(0.0, within(1e-12));
-    assertThat(BinomialTree.americanPut(100, 100, 1, 0.05, 0.2, 100)).isCloseTo(6.0904, within(2e-3));
-  }
-
   /** The textbook roll-back, node prices from pow and intrinsic values from the enum. */
   static double textbook(OptionType type, ExerciseStyle style, double spot, double strike, double years, double rate,
       double sigma, int n) {

@@ -17,14 +17,16 @@ class MarketModelTest {
     }
     MarketModel model = MarketModel.load();
     assertEquals(Double.parseDouble(file.getProperty("rate")), model.rate());
-    assertEquals(Integer.parseInt(file.getProperty("binomial-steps")), model.binomialSteps());
+    assertEquals(Double.parseDouble(file.getProperty("american-put-horizon-years")), model.americanPutHorizonYears());
     assertEquals(model.rate(), model.pricer().rate());
   }
 
   @Test
   void anAbsurdModelIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(Double.NaN, 100));
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(5.0, 100));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(Double.NaN, 5));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(5.0, 5));
     assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 0));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, Double.NaN));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 1000));
   }
 }
