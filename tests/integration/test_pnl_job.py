@@ -17,7 +17,8 @@ from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_prices
 from brokerstream.market_model import load as market_model
 
-RATE = market_model().rate  # the one the P&L job values options with
+MODEL = market_model()  # the one the P&L job values options with
+RATE = MODEL.rate
 
 MICRO = Decimal("0.000001")
 
@@ -84,8 +85,7 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
             assert v["mark_price"] == price_of(inst.instrument_id)
             continue
         options += 1
-        years = max(0.0, ((dt.datetime.combine(inst.maturity + dt.timedelta(days=1), dt.time(),
-                                               dt.timezone.utc) - v["window_end"]).total_seconds()) / (365 * 86400))
+        years = MODEL.years_to_expiry(inst.maturity, round(v["window_end"].timestamp() * 1000))
         s, k = final[inst.underlying_id] / 1e6, inst.strike / 1e6
         if years == 0:
             expected = max(0.0, s - k if inst.option_type == "CALL" else k - s)

@@ -20,6 +20,7 @@ from typing import Callable, Iterator, NamedTuple, Sequence, TypeVar
 
 T = TypeVar("T")
 
+from .. import market_model
 from . import popularity
 from .refdata import MICROS, RefData
 
@@ -99,6 +100,7 @@ class OrderGenerator:
         self.run_tag = run_tag
         self.counter = itertools.count(1)
         today = today or data.as_of
+        start_of_today = (today - dt.date(1970, 1, 1)).days * market_model.MILLIS_PER_DAY
         members = {m.member_id: m for n, m in enumerate(data.members) if n % shards == index}
         data_accounts = [a for a in data.accounts if a.member_id in members]
         active_members = {m for m, rec in members.items() if rec.status == "ACTIVE"}
@@ -131,7 +133,7 @@ class OrderGenerator:
                 self.live_options.setdefault(inst.underlying_id, []).append(inst.instrument_id)
                 self.price[inst.instrument_id] = rough_option_price(
                     starts[inst.underlying_id], inst.strike, inst.option_type, vols[inst.underlying_id],
-                    (inst.maturity - today).days / 365.0)
+                    market_model.current().years_to_expiry(inst.maturity, start_of_today))
         self.instruments = instruments
         # What the generator believes each account holds and each member has committed (at cost).
         self.positions: dict[str, dict[str, int]] = {}

@@ -14,10 +14,11 @@ import math
 import random
 from dataclasses import dataclass
 
+from .. import market_model
 from . import popularity
 from .refdata import RefData
 
-SECONDS_PER_YEAR = 365.25 * 24 * 3600
+SECONDS_PER_YEAR = market_model.current().days_per_year * 24 * 3600  # volatilities are per model year
 
 
 @dataclass

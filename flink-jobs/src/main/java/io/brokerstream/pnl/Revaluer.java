@@ -1,5 +1,6 @@
 package io.brokerstream.pnl;
 
+import io.brokerstream.pricing.OptionPricer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -71,16 +72,16 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
    * Windows aligned to the epoch for every equity, every window snapshotted (what tests with a
    * hand-driven clock expect).
    */
-  public Revaluer(long windowMs, double rate, double putHorizonYears) {
-    this(windowMs, false, 0, rate, putHorizonYears);
+  public Revaluer(long windowMs, OptionPricer pricer) {
+    this(windowMs, false, 0, pricer);
   }
 
   /** {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output. */
-  public Revaluer(long windowMs, boolean staggered, long snapshotMs, double rate, double putHorizonYears) {
+  public Revaluer(long windowMs, boolean staggered, long snapshotMs, OptionPricer pricer) {
     this.windowMs = windowMs;
     this.staggered = staggered;
     this.snapshotMs = snapshotMs;
-    this.valuation = new Valuation(rate, putHorizonYears);
+    this.valuation = new Valuation(pricer);
   }
 
   @Override

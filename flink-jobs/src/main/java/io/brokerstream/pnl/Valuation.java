@@ -13,18 +13,10 @@ import java.io.Serializable;
  */
 public final class Valuation implements Serializable {
   private static final long serialVersionUID = 1L;
-  static final double MILLIS_PER_YEAR = 365.0 * 24 * 3600 * 1000;
-  private static final long MILLIS_PER_DAY = 24L * 3600 * 1000;
   private final OptionPricer pricer;
 
-  public Valuation(double rate, double putHorizonYears) {
-    this.pricer = new OptionPricer(rate, putHorizonYears);
-  }
-
-  /** From {@code atMillis} to the end of the maturity day (UTC), in years; 0 once that day is over. */
-  public static double yearsToExpiry(int maturityEpochDay, long atMillis) {
-    long expiry = (maturityEpochDay + 1L) * MILLIS_PER_DAY;
-    return Math.max(0.0, (expiry - atMillis) / MILLIS_PER_YEAR);
+  public Valuation(OptionPricer pricer) {
+    this.pricer = pricer;
   }
 
   /** An option's mark in micros: the model's value, or intrinsic value once expired. */
@@ -32,7 +24,7 @@ public final class Valuation implements Serializable {
     OptionType type = terms.call ? OptionType.CALL : OptionType.PUT;
     double spot = Micros.toModel(underlyingMicros);
     double strike = Micros.toModel(terms.strikeMicros);
-    double years = yearsToExpiry(terms.maturityEpochDay, atMillis);
+    double years = pricer.yearsToExpiry(terms.maturityEpochDay, atMillis);
     if (years <= 0.0) {
       long intrinsic = terms.call ? underlyingMicros - terms.strikeMicros : terms.strikeMicros - underlyingMicros;
       return Math.max(0L, intrinsic); // exact: no model involved

@@ -35,7 +35,7 @@ class PositionSnapshotsTest {
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> harness(OperatorSubtaskState restore)
       throws Exception {
     var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, RevaluerTest.RATE, RevaluerTest.HORIZON)),
+        new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, RevaluerTest.PRICER)),
         (PnlInput in) -> in.underlyingId, Types.STRING);
     harness.setup();
     if (restore != null) {

@@ -25,13 +25,15 @@ class RevaluerTest {
   static final long T0 = LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
   static final int MATURITY = (int) LocalDate.of(2026, 12, 31).toEpochDay();
   static final double RATE = 0.05;
-  static final double HORIZON = io.brokerstream.pricing.MarketModel.load().americanPutHorizonYears();
+  static final io.brokerstream.pricing.MarketModel MODEL = io.brokerstream.pricing.MarketModel.load();
+  static final io.brokerstream.pricing.OptionPricer PRICER =
+      new io.brokerstream.pricing.OptionPricer(RATE, MODEL.americanPutHorizonYears(), MODEL.daysPerYear());
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> h;
 
   @BeforeEach
   void open() throws Exception {
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, HORIZON)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);
@@ -115,7 +117,7 @@ class RevaluerTest {
     in(tick("EQ1", "100", T0 + 1));
     List<PnlRecord> out = fire(T0 + W);
     assertThat(out).hasSize(4);
-    double years = Valuation.yearsToExpiry(MATURITY, T0 + W);
+    double years = PRICER.yearsToExpiry(MATURITY, T0 + W);
     long call = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 100, years, RATE, 0.2));
     PnlRecord longCall = find(out, "A1", "OC");
     assertThat(longCall.markPriceMicros).isEqualTo(call);
@@ -226,17 +228,17 @@ class RevaluerTest {
     assertThat(first).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(first.get(0).markPriceMicros));
     // the strike moves (a corrected reference row): the positions are revalued with the new terms
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), MATURITY, 100));
-    double years = Valuation.yearsToExpiry(MATURITY, T0 + 2 * W);
+    double years = PRICER.yearsToExpiry(MATURITY, T0 + 2 * W);
     long strike90 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.2));
     assertThat(fire(T0 + 2 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(strike90));
     // so does the volatility, with no tick: the last price, the new volatility
     in(PnlInput.volatility("EQ1", 0.4));
-    years = Valuation.yearsToExpiry(MATURITY, T0 + 3 * W);
+    years = PRICER.yearsToExpiry(MATURITY, T0 + 3 * W);
     long vol40 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.4));
     assertThat(fire(T0 + 3 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(vol40));
     // and a new price in the same terms
     in(tick("EQ1", "104", T0 + 3 * W + 1));
-    years = Valuation.yearsToExpiry(MATURITY, T0 + 4 * W);
+    years = PRICER.yearsToExpiry(MATURITY, T0 + 4 * W);
     long spot104 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 104, 90, years, RATE, 0.4));
     assertThat(fire(T0 + 4 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(spot104));
   }
@@ -247,7 +249,7 @@ class RevaluerTest {
     in(tick("EQ1", "101", T0 + 1));
     var snapshot = h.snapshot(1, T0 + 2);
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, RATE, HORIZON)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
         in -> in.underlyingId, Types.STRING);
     h.setup();
     h.initializeState(snapshot);
@@ -259,7 +261,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, RATE, HORIZON)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, PRICER)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);

@@ -8,7 +8,8 @@ import java.util.Properties;
  * The market model both dataflows price options with, read from market-model.properties in this
  * module: one definition, so the order flow and the P&L job cannot disagree on a rate.
  */
-public record MarketModel(double rate, double americanPutHorizonYears) {
+public record MarketModel(double rate, double americanPutHorizonYears, double daysPerYear)
+    implements java.io.Serializable {
   public static final String RESOURCE = "/market-model.properties";
 
   public MarketModel {
@@ -18,6 +19,9 @@ public record MarketModel(double rate, double americanPutHorizonYears) {
     if (!(americanPutHorizonYears >= 0.1 && americanPutHorizonYears <= 100)) {
       throw new IllegalArgumentException(
           "market model: american-put-horizon-years must be 0.1..100, got " + americanPutHorizonYears);
+    }
+    if (!(daysPerYear >= 360 && daysPerYear <= 366)) {
+      throw new IllegalArgumentException("market model: days-per-year must be 360..366, got " + daysPerYear);
     }
   }
 
@@ -32,7 +36,8 @@ public record MarketModel(double rate, double americanPutHorizonYears) {
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + RESOURCE, e);
     }
-    return new MarketModel(Double.parseDouble(required(p, "rate")), Double.parseDouble(required(p, "american-put-horizon-years")));
+    return new MarketModel(Double.parseDouble(required(p, "rate")), Double.parseDouble(required(p, "american-put-horizon-years")),
+        Double.parseDouble(required(p, "days-per-year")));
   }
 
   private static String required(Properties p, String key) {
@@ -44,6 +49,6 @@ public record MarketModel(double rate, double americanPutHorizonYears) {
   }
 
   public OptionPricer pricer() {
-    return new OptionPricer(rate, americanPutHorizonYears);
+    return new OptionPricer(rate, americanPutHorizonYears, daysPerYear);
   }
 }

@@ -18,15 +18,17 @@ class MarketModelTest {
     MarketModel model = MarketModel.load();
     assertEquals(Double.parseDouble(file.getProperty("rate")), model.rate());
     assertEquals(Double.parseDouble(file.getProperty("american-put-horizon-years")), model.americanPutHorizonYears());
+    assertEquals(Double.parseDouble(file.getProperty("days-per-year")), model.daysPerYear());
     assertEquals(model.rate(), model.pricer().rate());
   }
 
   @Test
   void anAbsurdModelIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(Double.NaN, 5));
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(5.0, 5));
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 0));
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, Double.NaN));
-    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 1000));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(Double.NaN, 5, 365));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(5.0, 5, 365));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 0, 365));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, Double.NaN, 365));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 1000, 365));
+    assertThrows(IllegalArgumentException.class, () -> new MarketModel(0.05, 5, 250));
   }
 }

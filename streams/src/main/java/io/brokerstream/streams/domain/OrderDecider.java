@@ -29,8 +29,6 @@ import java.time.ZoneOffset;
  * raises that value; a fill that only reduces exposure is always allowed.
  */
 public final class OrderDecider {
-  private static final double MILLIS_PER_YEAR = 365.0 * 24 * 3600 * 1000;
-
   private final OptionPricer pricer;
   private final long maxPrice;
   private final long maxQuantity;
@@ -99,7 +97,7 @@ public final class OrderDecider {
       }
       fill = Micros.ofModel(pricer.price(OptionType.of(instrument.getOptionType()),
           ExerciseStyle.valueOf(instrument.getExerciseStyle()), Micros.toModel(spot),
-          Micros.toModel(Micros.of(instrument.getStrike())), yearsToExpiry(instrument.getMaturity(), received),
+          Micros.toModel(Micros.of(instrument.getStrike())), pricer.yearsToExpiry(instrument.getMaturity().toEpochDay(), received.toEpochMilli()),
           sigma));
     } else {
       fill = spot;
@@ -136,12 +134,6 @@ public final class OrderDecider {
     } catch (ArithmeticException overflow) {
       return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "order value beyond what any account can hold");
     }
-  }
-
-  /** From the order to the end of the maturity day (UTC), in years; 0 at the close of that day. */
-  static double yearsToExpiry(LocalDate maturity, Instant at) {
-    long expiry = maturity.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-    return Math.max(0.0, (expiry - at.toEpochMilli()) / MILLIS_PER_YEAR);
   }
 
   private static Decision reject(ReasonCode reason, String detail) {
