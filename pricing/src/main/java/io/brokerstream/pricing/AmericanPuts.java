@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class AmericanPuts {
   static final int MAX_BOUNDARIES = 4096;
-  private static final GaussLegendre RULE = GaussLegendre.of(16);
   private final double rate;
   private final double horizonYears;
   private final ConcurrentHashMap<Key, ExerciseBoundary> boundaries = new ConcurrentHashMap<>();
@@ -42,14 +41,14 @@ public final class AmericanPuts {
     if (spot <= strike * boundary.ratio(years)) {
       return intrinsic; // in the exercise region
     }
-    double[] xs = RULE.nodes();
-    double[] ws = RULE.weights();
+    double[] xs = ExerciseBoundary.RULE.nodes();
+    double[] ws = ExerciseBoundary.RULE.weights();
     double lnSpotOverStrike = Math.log(spot / strike);
     double premium = 0;
     for (int j = 0; j < xs.length; j++) {
       double half = (1 + xs[j]) / 2;
       double s = years * half * half;
-      double lnZ = lnSpotOverStrike - Math.log(boundary.ratio(years - s));
+      double lnZ = lnSpotOverStrike - boundary.lnRatio(years - s);
       premium += ws[j] * years * half * Math.exp(-rate * s)
           * Normal.cdf(-ExerciseBoundary.dMinus(s, lnZ, rate, sigma));
     }
@@ -61,10 +60,14 @@ public final class AmericanPuts {
   }
 
   private ExerciseBoundary boundary(double sigma, double years) {
-    double horizon = horizonYears * Math.ceil(years / horizonYears);
+    Key key = new Key(sigma, horizonYears * Math.ceil(years / horizonYears));
+    ExerciseBoundary known = boundaries.get(key);
+    if (known != null) {
+      return known;
+    }
     if (boundaries.size() >= MAX_BOUNDARIES) {
       boundaries.clear(); // a bound, not a policy: real books have far fewer volatilities than this
     }
-    return boundaries.computeIfAbsent(new Key(sigma, horizon), k -> ExerciseBoundary.solve(rate, k.sigma, k.horizon));
+    return boundaries.computeIfAbsent(key, k -> ExerciseBoundary.solve(rate, k.sigma, k.horizon));
   }
 }

@@ -15,7 +15,8 @@ package io.brokerstream.pricing;
 final class ExerciseBoundary {
   static final int NODES = 12;
   static final int ITERATIONS = 8;
-  private static final GaussLegendre RULE = GaussLegendre.of(16);
+  /** The quadrature of both integrals, the boundary's and the price's ({@link AmericanPuts}). */
+  static final GaussLegendre RULE = GaussLegendre.of(16);
 
   private final double horizon;
   private final double[] chebyshev;
@@ -23,10 +24,6 @@ final class ExerciseBoundary {
   private ExerciseBoundary(double horizon, double[] chebyshev) {
     this.horizon = horizon;
     this.chebyshev = chebyshev;
-  }
-
-  double horizon() {
-    return horizon;
   }
 
   /** Requires {@code rate > 0} (otherwise a put is never exercised early) and {@code sigma > 0}. */
@@ -58,7 +55,7 @@ final class ExerciseBoundary {
           double s = t * half * half; // tau - u
           double u = t - s;
           integral += ws[j] * t * half * Math.exp(rate * u)
-              * Normal.cdf(dMinus(s, lnB - Math.log(boundary.ratio(u)), rate, sigma));
+              * Normal.cdf(dMinus(s, lnB - boundary.lnRatio(u), rate, sigma));
         }
         double dMinus = dMinus(t, lnB, rate, sigma);
         double dPlus = dMinus + sigma * Math.sqrt(t);
@@ -98,8 +95,13 @@ final class ExerciseBoundary {
 
   /** B(tau)/K, 1 at expiry; tau within [0, horizon]. */
   double ratio(double tau) {
+    return Math.exp(lnRatio(tau));
+  }
+
+  /** ln(B(tau)/K) = -sqrt(H), what the integrands need: no exp to undo with a log. */
+  double lnRatio(double tau) {
     if (tau <= 0) {
-      return 1.0;
+      return 0.0;
     }
     double z = 2 * Math.sqrt(tau / horizon) - 1;
     double b1 = 0;
@@ -110,6 +112,6 @@ final class ExerciseBoundary {
       b1 = t;
     }
     double h = z * b1 - b2 + chebyshev[0];
-    return Math.exp(-Math.sqrt(h > 0 ? h : 0));
+    return -Math.sqrt(h > 0 ? h : 0);
   }
 }
