@@ -78,7 +78,8 @@ public final class BrokerApp {
     });
     OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
         ClientLogin.load(settings.get("gateway.kafka-login")),
-        AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")));
+        AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")),
+        settings.getInt("gateway.linger-ms"), settings.get("gateway.compression"));
     Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");

@@ -22,14 +22,22 @@ public final class OrderSubmitter implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
   private final AvroCodec<Order> codec;
 
-  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec) {
+  /**
+   * @param lingerMs how long a batch waits for more orders: every produce request costs the broker
+   *     far more than the records in it, and at thousands of orders a second a millisecond or two
+   *     gathers several per request
+   * @param compression none for single orders of a few hundred bytes: lz4 saved little on them and
+   *     cost a frame per batch here and its decompression in the broker's validation
+   */
+  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec, int lingerMs,
+      String compression) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.putAll(login);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "gateway");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.codec = codec;

@@ -17,12 +17,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -50,7 +48,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
   private final long dedupRetentionMs;
-  private String sweepFrom;
+  private OrderIdSweeper sweeper;
 
   public OrderProcessor(OrderDecider decider, ReferenceCache cache, Duration dedupRetention) {
     this(decider, context -> new StoreReferenceData(context, cache), dedupRetention);
@@ -72,7 +70,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
-    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::sweepOrderIds);
+    sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, SWEEP_SLICE);
+    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);
   }
 
   @Override
@@ -136,23 +135,6 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   }
 
   static final int SWEEP_SLICE = 20_000;
-
-  /** Deletes order ids older than the retention, up to a slice per call, resuming where it stopped. */
-  void sweepOrderIds(long now) {
-    long oldest = now - dedupRetentionMs;
-    int seen = 0;
-    java.util.List<String> expired = new java.util.ArrayList<>();
-    try (KeyValueIterator<String, Long> it = sweepFrom == null ? orderIds.all() : orderIds.range(sweepFrom, null)) {
-      while (it.hasNext() && seen++ < SWEEP_SLICE) {
-        KeyValue<String, Long> kv = it.next();
-        if (kv.value < oldest) {
-          expired.add(kv.key);
-        }
-      }
-      sweepFrom = it.hasNext() ? it.next().key : null; // null: start over next time
-    }
-    expired.forEach(orderIds::delete);
-  }
 
   /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */
   private static void decided(Record<String, Order> record, boolean traced) {
