@@ -20,6 +20,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * when the store was empty).
  */
 final class OrderIdSweeper {
+  /** Ids visited per call: a slice the stream thread walks in milliseconds. */
+  static final int SLICE = 20_000;
+
   private final KeyValueStore<String, Long> ids;
   private final long retentionMs;
   private final long slackMs;

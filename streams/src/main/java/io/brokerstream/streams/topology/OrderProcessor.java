@@ -48,7 +48,6 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
   private final long dedupRetentionMs;
-  private OrderIdSweeper sweeper;
 
   public OrderProcessor(OrderDecider decider, ReferenceCache cache, Duration dedupRetention) {
     this(decider, context -> new StoreReferenceData(context, cache), dedupRetention);
@@ -70,7 +69,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
-    sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, SWEEP_SLICE);
+    OrderIdSweeper sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE);
     context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);
   }
 
@@ -133,8 +132,6 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
           .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
     }
   }
-
-  static final int SWEEP_SLICE = 20_000;
 
   /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */
   private static void decided(Record<String, Order> record, boolean traced) {
