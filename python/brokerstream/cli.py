@@ -330,7 +330,7 @@ def cmd_bench(cfg, args) -> int:
     if args.which == "drain":
         from .bench import drain
         result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
-                           profile=args.profile)
+                           profile=args.profile, architecture=args.architecture)
         for line in result.lines():
             print(f"[drain] {line}")
         if args.json:
@@ -529,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tick-rate", type=float, default=None,
                    help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway: 1,000)")
     s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
+    s.add_argument("--architecture", choices=["streams", "baseline"], default="streams",
+                   help="drain, system: which order flow runs: the streams app (default) or the baseline "
+                        "monolith (baseline/); the other is stopped for the run")
     s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
                                                "sink: orders per second (5000)")
     s.add_argument("--duration", type=float, default=30, help="gateway: seconds")

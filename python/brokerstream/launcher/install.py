@@ -54,6 +54,8 @@ def maven_env(cfg: Config) -> dict[str, str]:
     env = dict(os.environ)
     if cfg.get("BS_JAVA_HOME"):
         env["JAVA_HOME"] = cfg["BS_JAVA_HOME"]
+    # baseline/ is Java 21: its pom forks the compiler and tests of this JDK while Maven runs on 17.
+    env["BS_JAVA21_HOME"] = cfg["BS_JAVA21_HOME"]
     return env
 
 

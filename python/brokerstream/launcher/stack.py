@@ -52,8 +52,9 @@ class Stack:
 
     # --- dependency order ----------------------------------------------------------------------------
     def closure(self, names: Iterable[str] | None) -> list[str]:
-        """The named services and everything they need, in start order."""
-        wanted = list(self.services) if not names else list(names)
+        """The named services and everything they need, in start order; all but the optional ones
+        when none are named."""
+        wanted = [n for n, s in self.services.items() if not s.optional] if not names else list(names)
         unknown = [n for n in wanted if n not in self.services]
         if unknown:
             raise KeyError(f"unknown services {unknown}; known: {', '.join(self.services)}")

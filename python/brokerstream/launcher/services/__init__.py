@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...config import Config
 from ..layout import Layout
 from .base import Service
+from .baseline import Baseline
 from .connect import Connect
 from .flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
 from .kafka import Kafka, node_name
@@ -11,7 +12,8 @@ from .postgres import Postgres
 from .registry import Registry
 from .streams import StreamsApp
 
-SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway, StreamsApp)
+SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway, StreamsApp,
+                 Baseline)
 
 
 def all_services(cfg: Config) -> dict[str, Service]:

@@ -34,6 +34,8 @@ class Service:
     phase: int = field(init=False, default=1)
     # Which CPU group it runs in (launcher/cpugroups.py): orders, platform, pnl or sync.
     cpu_group: str = field(init=False, default="platform")
+    # Optional services start only when named (`up baseline`); a plain `up` leaves them out.
+    optional: bool = field(init=False, default=False)
 
     def ports(self) -> dict[str, int]:
         return {}

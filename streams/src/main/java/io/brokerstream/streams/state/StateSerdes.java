@@ -1,5 +1,8 @@
 package io.brokerstream.streams.state;
 
+import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.PositionState;
+import io.brokerstream.rules.RiskState;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.serialization.Deserializer;

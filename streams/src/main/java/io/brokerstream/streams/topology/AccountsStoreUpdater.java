@@ -2,7 +2,7 @@ package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Account;
 import io.brokerstream.money.Micros;
-import io.brokerstream.streams.state.AccountEntry;
+import io.brokerstream.rules.AccountEntry;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.RealizedPnl;
-import io.brokerstream.streams.state.PositionState;
+import io.brokerstream.rules.PositionState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.brokerstream.streams.state;
+package io.brokerstream.rules;
 
 /**
  * A member's risk: the value committed to open positions (sum over positions of

@@ -1,8 +1,7 @@
-package io.brokerstream.streams.domain;
+package io.brokerstream.rules;
 
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Member;
-import io.brokerstream.streams.state.AccountEntry;
 
 /** The reference data an order is checked against; null where the thing is unknown. */
 public interface ReferenceData {

@@ -1,4 +1,4 @@
-package io.brokerstream.streams.domain;
+package io.brokerstream.rules;
 
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.PriceTick;

@@ -1,8 +1,6 @@
-package io.brokerstream.streams.domain;
+package io.brokerstream.rules;
 
 import io.brokerstream.avro.ReasonCode;
-import io.brokerstream.streams.state.PositionState;
-import io.brokerstream.streams.state.RiskState;
 
 /** What the broker decided for one order. */
 public sealed interface Decision {

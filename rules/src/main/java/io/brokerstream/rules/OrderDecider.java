@@ -1,4 +1,4 @@
-package io.brokerstream.streams.domain;
+package io.brokerstream.rules;
 
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Member;
@@ -9,9 +9,6 @@ import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.ExerciseStyle;
 import io.brokerstream.pricing.OptionPricer;
 import io.brokerstream.pricing.OptionType;
-import io.brokerstream.streams.state.AccountEntry;
-import io.brokerstream.streams.state.PositionState;
-import io.brokerstream.streams.state.RiskState;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;

@@ -1,7 +1,6 @@
-package io.brokerstream.streams.domain;
+package io.brokerstream.rules;
 
 import io.brokerstream.money.Micros;
-import io.brokerstream.streams.state.PositionState;
 
 /**
  * Position arithmetic for one fill, exact in micros. A fill in the direction of the position (or on

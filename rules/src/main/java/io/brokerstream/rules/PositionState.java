@@ -1,4 +1,4 @@
-package io.brokerstream.streams.state;
+package io.brokerstream.rules;
 
 /**
  * A position as the order flow keeps it: signed quantity, average cost per unit and realized P&L

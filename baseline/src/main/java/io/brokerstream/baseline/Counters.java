@@ -1,0 +1,36 @@
+package io.brokerstream.baseline;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What the baseline has done since it started; /metrics serves them. */
+public final class Counters {
+  public final AtomicLong accepted = new AtomicLong();
+  public final AtomicLong rejected = new AtomicLong();
+  public final AtomicLong duplicates = new AtomicLong();
+  public final AtomicLong deadLettered = new AtomicLong();
+  public final AtomicLong orderBatches = new AtomicLong();
+  public final AtomicLong ticksAccepted = new AtomicLong();
+  public final AtomicLong ticksRefused = new AtomicLong();
+  /** Position values recomputed by the price threads: the P&L calculations. */
+  public final AtomicLong positionsRevalued = new AtomicLong();
+  public final AtomicLong restarts = new AtomicLong();
+  /** Batches rolled back by a deadlock or serialization failure and run again. */
+  public final AtomicLong retries = new AtomicLong();
+
+  public Map<String, Long> snapshot() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    out.put("orders_accepted", accepted.get());
+    out.put("orders_rejected", rejected.get());
+    out.put("orders_duplicate", duplicates.get());
+    out.put("orders_dead_lettered", deadLettered.get());
+    out.put("order_batches", orderBatches.get());
+    out.put("ticks_accepted", ticksAccepted.get());
+    out.put("ticks_refused", ticksRefused.get());
+    out.put("positions_revalued", positionsRevalued.get());
+    out.put("consumer_restarts", restarts.get());
+    out.put("batch_retries", retries.get());
+    return out;
+  }
+}
