@@ -103,7 +103,7 @@ class Architecture:
 
         def priced(c: Config) -> set[str]:
             with psycopg.connect(c.postgres_dsn()) as conn:
-                return {r[0] for r in conn.execute(f"SELECT instrument_id FROM {schema}.latest_prices")}
+                return {r[0] for r in conn.execute(f"SELECT instrument_id FROM {schema}.mono_latest_prices")}
         return priced
 
     def revalued(self, cfg: Config) -> int:

@@ -93,7 +93,7 @@ final class OrderConsumer implements Runnable {
 
           @Override
           public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            partitions.forEach(c::position); // "latest" means the end at assignment, not at the first record
+            Starts.record(c, partitions);
             if (signalled.compareAndSet(false, true)) {
               assigned.countDown();
             }

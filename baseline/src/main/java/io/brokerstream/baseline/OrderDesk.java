@@ -29,21 +29,21 @@ import java.util.Map;
  */
 final class OrderDesk implements AutoCloseable {
   private static final String SEEN = "SELECT source_partition, source_offset, status, reason, reason_detail, "
-      + "fill_price, realized_pnl, processed_ts FROM %s.orders WHERE member_id = ? AND order_id = ?";
-  private static final String POSITION = "SELECT quantity, avg_cost, realized_pnl, version FROM %s.positions "
+      + "fill_price, realized_pnl, processed_ts FROM %s.mono_orders WHERE member_id = ? AND order_id = ?";
+  private static final String POSITION = "SELECT quantity, avg_cost, realized_pnl, version FROM %s.mono_positions "
       + "WHERE account_id = ? AND instrument_id = ?";
   /** The risk check's one query: what the member has committed at cost, realized, and deposited. */
   private static final String RISK = "SELECT coalesce(sum(abs(quantity) * avg_cost * multiplier), 0), "
       + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?) "
-      + "FROM %s.positions WHERE member_id = ?";
-  private static final String BOOK_POSITION = "INSERT INTO %s.positions AS p (account_id, instrument_id, member_id, "
+      + "FROM %s.mono_positions WHERE member_id = ?";
+  private static final String BOOK_POSITION = "INSERT INTO %s.mono_positions AS p (account_id, instrument_id, member_id, "
       + "underlying_id, multiplier, quantity, avg_cost, realized_pnl, version) "
       + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, instrument_id) DO UPDATE SET "
       + "quantity = excluded.quantity, avg_cost = excluded.avg_cost, realized_pnl = excluded.realized_pnl, "
       + "version = excluded.version";
-  private static final String BOOK_CASH = "INSERT INTO %s.cash AS c (account_id, moved) VALUES (?, ?) "
+  private static final String BOOK_CASH = "INSERT INTO %s.mono_cash AS c (account_id, moved) VALUES (?, ?) "
       + "ON CONFLICT (account_id) DO UPDATE SET moved = c.moved + excluded.moved";
-  private static final String RECORD = "INSERT INTO %s.orders (member_id, order_id, account_id, instrument_id, "
+  private static final String RECORD = "INSERT INTO %s.mono_orders (member_id, order_id, account_id, instrument_id, "
       + "status, reason, reason_detail, fill_price, realized_pnl, ingest_ts, processed_ts, source_partition, "
       + "source_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 

@@ -45,9 +45,9 @@ final class PriceConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PriceConsumer.class);
   private static final String INSTRUMENT = "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
       + "i.instrument_type, i.status, i.multiplier, p.price, e.volatility FROM instruments i "
-      + "LEFT JOIN %s.latest_prices p ON p.instrument_id = i.instrument_id "
+      + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = i.instrument_id "
       + "LEFT JOIN equity_starts e ON e.instrument_id = i.instrument_id WHERE i.instrument_id = ?";
-  private static final String STORE = "INSERT INTO %s.latest_prices AS l (instrument_id, price, event_ts, received_ts) "
+  private static final String STORE = "INSERT INTO %s.mono_latest_prices AS l (instrument_id, price, event_ts, received_ts) "
       + "VALUES (?, ?, ?, ?) ON CONFLICT (instrument_id) DO UPDATE SET price = excluded.price, "
       + "event_ts = excluded.event_ts, received_ts = excluded.received_ts";
 
@@ -103,7 +103,7 @@ final class PriceConsumer implements Runnable {
 
           @Override
           public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
-            partitions.forEach(c::position);
+            Starts.record(c, partitions);
             if (signalled.compareAndSet(false, true)) {
               assigned.countDown();
             }

@@ -28,7 +28,7 @@ public final class ReferenceLookups implements AutoCloseable {
   private static final String INSTRUMENT = "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
       + "i.instrument_type, i.status, i.underlying_id, i.underlying_symbol, i.maturity, i.option_type, i.strike, "
       + "i.multiplier, i.exercise_style, p.price, e.volatility FROM instruments i "
-      + "LEFT JOIN %s.latest_prices p ON p.instrument_id = coalesce(i.underlying_id, i.instrument_id) "
+      + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = coalesce(i.underlying_id, i.instrument_id) "
       + "LEFT JOIN equity_starts e ON e.instrument_id = coalesce(i.underlying_id, i.instrument_id) "
       + "WHERE i.instrument_id = ?";
 

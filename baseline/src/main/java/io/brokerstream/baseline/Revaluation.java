@@ -21,14 +21,14 @@ import java.util.List;
  * the micro once, as in the P&L job, and an expired option is worth its intrinsic value.
  */
 final class Revaluation implements AutoCloseable {
-  private static final String MARK = "INSERT INTO %1$s.marks AS m (account_id, instrument_id, mark_price, "
+  private static final String MARK = "INSERT INTO %1$s.mono_marks AS m (account_id, instrument_id, mark_price, "
       + "market_value, unrealized_pnl, priced_at) SELECT account_id, instrument_id, ?, quantity * multiplier * ?, "
-      + "quantity * multiplier * (? - avg_cost), ? FROM %1$s.positions WHERE instrument_id = ? "
+      + "quantity * multiplier * (? - avg_cost), ? FROM %1$s.mono_positions WHERE instrument_id = ? "
       + "ON CONFLICT (account_id, instrument_id) DO UPDATE SET mark_price = excluded.mark_price, "
       + "market_value = excluded.market_value, unrealized_pnl = excluded.unrealized_pnl, priced_at = excluded.priced_at";
   private static final String OPTIONS_HELD = "SELECT i.instrument_id, i.option_type, i.exercise_style, i.strike, "
       + "i.maturity FROM instruments i WHERE i.underlying_id = ? "
-      + "AND EXISTS (SELECT 1 FROM %s.positions p WHERE p.instrument_id = i.instrument_id)";
+      + "AND EXISTS (SELECT 1 FROM %s.mono_positions p WHERE p.instrument_id = i.instrument_id)";
 
   private final OptionPricer pricer;
   private final PreparedStatement equity;
@@ -58,7 +58,8 @@ final class Revaluation implements AutoCloseable {
       return revalued;
     }
     for (Held h : held) {
-      long mark = optionMark(h.type(), h.style(), h.strike(), h.maturityDay(), priceMicros, volatility, now.toEpochMilli());
+      long mark = optionMark(pricer, h.type(), h.style(), h.strike(), h.maturityDay(), priceMicros, volatility,
+          now.toEpochMilli());
       if (mark < 0) {
         continue; // no volatility: the option cannot be valued, its last mark stands
       }
@@ -72,8 +73,8 @@ final class Revaluation implements AutoCloseable {
   }
 
   /** The model's value in micros (intrinsic once expired), or -1 without a volatility. */
-  long optionMark(OptionType type, ExerciseStyle style, long strike, long maturityDay, long spot, Double volatility,
-      long atMillis) {
+  static long optionMark(OptionPricer pricer, OptionType type, ExerciseStyle style, long strike, long maturityDay,
+      long spot, Double volatility, long atMillis) {
     double years = pricer.yearsToExpiry(maturityDay, atMillis);
     if (years <= 0.0) {
       return Math.max(0L, type == OptionType.CALL ? spot - strike : strike - spot);

@@ -1,0 +1,156 @@
+"""The architecture baseline (baseline/) against the streams app, on the real stack: the same reference
+data, the same price, the same 20,000 order records with faults, read by both at once. Every order must
+reach the same outcome in both, and the books must end the same: positions, cash, realized P&L."""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import subprocess
+import time
+from decimal import Decimal
+
+import psycopg
+import pytest
+import requests
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from brokerstream.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
+from brokerstream.gen.produce import prefill, produce_ticks
+from brokerstream.gen.refdata import rows
+from brokerstream.gen.ticks import TickGenerator
+from brokerstream.kafka_clients import client_conf
+
+from .conftest import ROOT
+
+ORDERS = 20_000
+HTTP_PORT_SHIFT = 100  # beside the test stack's own baseline port, which it leaves free
+
+
+def fresh_members(cfg, world, tag: str):
+    """Copies of the world's members and accounts under new ids (same statuses, cash, credit): neither
+    architecture has booked anything for them, so both start from the same empty books."""
+    members = [dataclasses.replace(m, member_id=f"{tag}-{m.member_id}") for m in world.members]
+    accounts = [dataclasses.replace(a, account_id=f"{tag}-{a.account_id}", member_id=f"{tag}-{a.member_id}")
+                for a in world.accounts]
+    data = dataclasses.replace(world, members=members, accounts=accounts, api_keys=[])
+    with psycopg.connect(cfg.postgres_dsn()) as conn:
+        for table, columns, values in rows(data):
+            if table in ("members", "accounts"):
+                with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                    for row in values:
+                        copy.write_row(row)
+    # Debezium carries them to the streams app's global stores; the baseline reads the tables.
+    wanted = {a.account_id for a in accounts}
+    deadline = time.monotonic() + 120
+    while {m.key for m in read_topic(cfg, "ref.accounts", decode=False, keys=lambda k: k in wanted)} != wanted:
+        assert time.monotonic() < deadline, "Debezium did not carry the new accounts to ref.accounts"
+        time.sleep(1)
+    time.sleep(3)  # the global store thread reads the topic within milliseconds; leave it margin
+    return data
+
+
+@pytest.fixture
+def baseline_process(stack, stack_env):
+    """A baseline of its own: own schema, results topic, groups (starting at the topics' ends) and port;
+    stopped by its pid at the end, its schema and topic dropped."""
+    cfg = stack
+    tag = f"eq{int(time.time())}"
+    schema, results = f"{tag}_baseline", f"order-results.{tag}"
+    admin = AdminClient(client_conf(cfg))
+    admin.create_topics([NewTopic(results, 8, 1)])[results].result(30)
+    port = cfg.port("baseline") + HTTP_PORT_SHIFT
+    env = {**stack_env,
+           "BASELINE_KAFKA_BOOTSTRAP": cfg.kafka_bootstrap, "BASELINE_REGISTRY_URL": cfg.registry_url,
+           "BASELINE_DB_URL": f"jdbc:postgresql://{cfg['BS_POSTGRES_HOST']}:{cfg.port('postgres')}/{cfg['BS_POSTGRES_DB']}",
+           "BASELINE_DB_USER": cfg["BS_POSTGRES_USER"], "BASELINE_DB_PASSWORD": cfg["BS_POSTGRES_PASSWORD"],
+           "BASELINE_DB_SCHEMA": schema, "BASELINE_TOPICS_RESULTS": results,
+           "BASELINE_GROUPS_ORDERS": f"{tag}-orders", "BASELINE_GROUPS_PRICES": f"{tag}-prices",
+           "BASELINE_GROUPS_START": "latest", "BASELINE_HTTP_HOST": cfg.bind, "BASELINE_HTTP_PORT": str(port),
+           "BASELINE_CONFIG_FILE": str(ROOT / "platform" / "baseline.properties")}
+    log = open(cfg.data_dir / "logs" / f"baseline-{tag}.log", "w")
+    proc = subprocess.Popen([cfg.java(min_version=21), "-Xmx512m", "-jar",
+                             str(ROOT / "baseline" / "target" / "baseline-0.1.0.jar")],
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, f"the baseline exited {proc.returncode}: see {log.name}"
+            try:
+                if requests.get(f"http://{cfg.bind}:{port}/health", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            assert time.monotonic() < deadline, "the baseline's consumers were not assigned within 90 s"
+            time.sleep(0.5)
+        yield {"tag": tag, "schema": schema, "results": results, "group": f"{tag}-orders", "port": port}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        admin.delete_topics([results])[results].result(30)
+
+
+def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, baseline_process):
+    cfg, run = stack, baseline_process
+    tag = run["tag"]
+    data = fresh_members(cfg, world, tag)
+
+    # One price per equity for both: a snapshot both read, then nothing else ticks.
+    equities = {i.instrument_id for i in world.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"}
+    produce_ticks(cfg, TickGenerator(world, 77), duration=0)
+    deadline = time.monotonic() + 60
+    while True:
+        with psycopg.connect(cfg.postgres_dsn()) as conn:
+            priced = {r[0] for r in conn.execute(f"SELECT instrument_id FROM {run['schema']}.mono_latest_prices")}
+        if priced >= equities:
+            break
+        assert time.monotonic() < deadline, f"the baseline priced {len(priced)} of {len(equities)} equities"
+        time.sleep(0.5)
+    time.sleep(2)  # the streams app folds its prices per commit (100 ms)
+
+    mix = OrderMix(faults={f: 0.02 for f in FAULTS})
+    report = prefill(cfg, lambda shard: OrderGenerator(data, 11, mix, run_tag=tag, shard=shard), ORDERS)
+    assert report.produced == ORDERS and not report.errors
+    wait_drained(cfg, timeout=300)
+    wait_drained(cfg, group=run["group"], timeout=600)
+
+    ours = lambda k: k is not None and k.startswith(tag + "-")
+    streams = read_topic(cfg, "order-results", keys=ours)
+    baseline = read_topic(cfg, run["results"], keys=ours)
+    assert len(streams) == len({m.key for m in streams}) == ORDERS
+    assert len(baseline) == len({m.key for m in baseline}) == ORDERS, \
+        f"baseline: {len(baseline)} results, {len({m.key for m in baseline})} orders of {ORDERS}"
+
+    fields = ("status", "reason", "reason_detail", "fill_price", "realized_pnl", "ingest_ts")
+    by_key = {m.key: m.value for m in streams}
+    differ = [(m.key, {f: (by_key[m.key][f], m.value[f]) for f in fields if by_key[m.key][f] != m.value[f]})
+              for m in baseline if any(by_key[m.key][f] != m.value[f] for f in fields)]
+    assert not differ, f"{len(differ)} orders decided differently (streams, baseline), e.g. {differ[:3]}"
+    outcomes = collections.Counter(v["reason"] or v["status"] for v in by_key.values())
+    # the faults were injected, and each reached its reason in both
+    assert outcomes["ACCEPTED"] > ORDERS / 2 and len(outcomes) >= 8, outcomes
+
+    # The books: positions (quantity, average cost, realized P&L) and the cash that fills moved.
+    accounts = {a.account_id for a in data.accounts}
+    streams_positions = {k: (p["quantity"], p["avg_cost"], p["realized_pnl"])
+                         for k, p in latest_positions(cfg).items() if k.partition("|")[0] in accounts}
+    with psycopg.connect(cfg.postgres_dsn()) as conn:
+        baseline_positions = {f"{a}|{i}": (q, c, r) for a, i, q, c, r in conn.execute(
+            f"SELECT account_id, instrument_id, quantity, avg_cost, realized_pnl FROM {run['schema']}.mono_positions")}
+        baseline_cash = {a: m for a, m in conn.execute(f"SELECT account_id, moved FROM {run['schema']}.mono_cash")}
+    assert streams_positions, "the streams app booked nothing"
+    assert baseline_positions == streams_positions
+
+    multiplier = {i.instrument_id: i.multiplier for i in world.instruments}
+    cash: dict[str, Decimal] = collections.defaultdict(Decimal)
+    for v in by_key.values():
+        if v["status"] == "ACCEPTED":
+            signed = v["quantity"] if v["side"] == "BUY" else -v["quantity"]
+            cash[v["account_id"]] -= v["fill_price"] * signed * multiplier[v["instrument_id"]]
+    assert baseline_cash == dict(cash)
