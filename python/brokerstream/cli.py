@@ -237,7 +237,8 @@ def lab_plan(cfg, args=None, *, short: bool = False):
                 step_users=pick("step_users", "BS_LAB_STEP_USERS", int),
                 hold_seconds=10 if short else pick("hold", "BS_LAB_HOLD_SECONDS", float),
                 slo_p95_ms=pick("slo_p95_ms", "BS_LAB_SLO_P95_MS", float),
-                max_users=pick("max_users", "BS_LAB_RUN_MAX_USERS" if short else "BS_LAB_MAX_USERS", int))
+                max_users=pick("max_users", "BS_LAB_RUN_MAX_USERS" if short else "BS_LAB_MAX_USERS", int),
+                architecture=getattr(args, "architecture", None) or "streams")
 
 
 def cmd_experiment(cfg, args) -> int:
@@ -356,6 +357,12 @@ def cmd_bench(cfg, args) -> int:
         return 0
     if args.which == "system":
         from .bench import system
+        if args.architecture != "streams":
+            # Its steps go through the gateway and its hops read the P&L job's and the sinks' output: the
+            # monolith has no gateway, no positions topic and no P&L job. Its figures come from the drain.
+            raise UserError("bench system measures the stream-native system (gateway, P&L job, sinks); for the "
+                            "baseline use `bench drain --architecture baseline` or "
+                            "`experiment scale --architecture baseline`")
         rates = [float(r) for r in args.rates.split(",")] if args.rates else None
         if args.short:
             # the integration tests' bookkeeping check: two short steps, small P&L load
@@ -469,6 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--slo-p95-ms", type=float, help="breaking point: the p95 SLO (BS_LAB_SLO_P95_MS: 200)")
     s.add_argument("--max-users", type=int, help="breaking point: stop here unbroken (BS_LAB_MAX_USERS: 1,000)")
     s.add_argument("--headroom", type=float, default=0.2, help="headroom h in the cost per 1,000 requests at C_SLA")
+    s.add_argument("--architecture", choices=["streams", "baseline"], default="streams",
+                   help="which order flow the steps measure: streams (drain, P&L capacity, breaking point) or "
+                        "baseline (the thesis's monolith: drains only); the report shows the latest of both")
     s.add_argument("--out", help="report folder (default .data/report)")
     s.set_defaults(func=cmd_experiment)
 

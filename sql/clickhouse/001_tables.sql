@@ -183,3 +183,6 @@ CREATE TABLE IF NOT EXISTS experiment_runs (
   tick_rate       Float64,                    -- ticks per second offered during the run
   conditions      String                      -- the rest, JSON: data scale, SLO, hold, machine
 ) ENGINE = ReplacingMergeTree ORDER BY (experiment_id, step, repeat, kind);
+-- Which order flow the experiment measured: streams (the stream-native system) or baseline (the seed
+-- thesis's monolith, baseline/). Tables made before it existed read as streams.
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS architecture LowCardinality(String) DEFAULT 'streams';

@@ -69,13 +69,14 @@ SELECT run_id, metric, count() AS samples,
 FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
 
 -- name: scaling_steps
--- purpose: the latest scaling experiment per step: orders/s (drain), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1)
+-- purpose: the latest scaling experiment per step: orders/s (drain), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
 WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
          e.stream_threads AS r_threads, e.pnl_parallelism AS r_parallelism,
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
-         cc.value AS r_client_cores, fl.value AS r_floor
+         cc.value AS r_client_cores, fl.value AS r_floor, rv.value AS r_revalued,
+         rv.run_id AS r_revalued_run
   FROM experiment_runs AS e FINAL
   INNER JOIN run_prices AS p ON p.run_id = e.run_id
   LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id
@@ -85,7 +86,9 @@ WITH runs_of AS (
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'positions_revalued_per_s') AS pv ON pv.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'client_cpu_cores') AS cc ON cc.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla_is_floor') AS fl ON fl.run_id = e.run_id
-  WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL)),
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'drain_revalued_per_s') AS rv ON rv.run_id = e.run_id
+  WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL
+                           WHERE (architecture = 'baseline') = {baseline})),
 per_step AS (
   SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
          any(r_threads) AS stream_threads, any(r_parallelism) AS pnl_parallelism,
@@ -96,7 +99,7 @@ per_step AS (
          avgIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s,
          minIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_min,
          maxIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_max,
-         avgIf(r_pnl_during, kind = 'drain') AS pnl_during_drain_per_s,
+         avgIf(if(empty(ifNull(r_revalued_run, '')), r_pnl_during, r_revalued), kind = 'drain') AS pnl_during_drain_per_s,
          avgIf(r_client_cores, kind = 'http') AS http_client_cpu_cores,
          maxIf(r_floor, kind = 'http') AS c_sla_floor,
          avgIf(r_c_sla, kind = 'http') AS c_sla,

@@ -154,3 +154,17 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
             signed = v["quantity"] if v["side"] == "BUY" else -v["quantity"]
             cash[v["account_id"]] -= v["fill_price"] * signed * multiplier[v["instrument_id"]]
     assert baseline_cash == dict(cash)
+
+
+def test_bench_drain_measures_the_baseline_and_puts_the_streams_app_back(stack, world):
+    from brokerstream.bench import drain
+    from brokerstream.launcher.provision import default_stack
+
+    result = drain.run(stack, orders=3000, warmup=0, tick_rate=500, architecture="baseline", progress=lambda _: None)
+    assert result.architecture == "baseline"
+    assert result.orders == 3000 and sum(result.outcomes.values()) == 3000 and "duplicates" not in result.outcomes
+    assert result.throughput > 0 and result.revalued_per_second >= 0
+    assert any(line.startswith("architecture: baseline") for line in result.lines())
+    layout = default_stack(stack).layout
+    assert layout.pidfile("baseline").live_pid() is None, "the baseline was not running before: it is stopped after"
+    assert layout.pidfile("streams").live_pid() is not None, "the streams app was running before: it runs again"

@@ -10,7 +10,8 @@ from brokerstream import config
 
 COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
 SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",
-            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams", "ksqldb-init"}
+            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams", "ksqldb-init",
+            "baseline"}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +61,18 @@ def test_the_order_flow_runs_the_same_jar_with_the_same_settings_as_natively(res
     assert streams["environment"]["BROKER_KAFKA_BOOTSTRAP"] == "kafka:9092"
     dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
     assert "streams/target/streams-0.1.0.jar" in dockerfile
+
+
+def test_the_baseline_is_optional_and_runs_the_same_jar_with_the_same_settings_as_natively(resolved):
+    from brokerstream.launcher.layout import Layout
+    from brokerstream.launcher.services.baseline import Baseline
+    baseline = resolved["services"]["baseline"]
+    assert baseline["profiles"] == ["baseline"]  # like the native launcher: only when asked for
+    native = Baseline(config.load(environ={}), Layout(config.load(environ={}))).environment()
+    assert set(native) <= set(baseline["environment"]), set(native) - set(baseline["environment"])
+    assert baseline["entrypoint"][-1] == "/app/baseline.jar"
+    dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
+    assert "baseline/target/baseline-0.1.0.jar" in dockerfile and "COPY rules rules" in dockerfile
 
 
 def test_ksqldb_applies_the_declarations_then_the_catalog_after_provisioning(resolved):

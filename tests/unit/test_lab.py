@@ -86,7 +86,7 @@ def client(tmp_path_factory):
 
 
 def scaling_rows(client, headroom=0.2):
-    cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom)
+    cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom, baseline=0)
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -251,3 +251,25 @@ def test_the_thesis_tick_rate_and_plan_limits():
         Plan(steps=one, orders=10)
     with pytest.raises(ValueError, match="P&L runs"):
         Plan(steps=one, pnl_seconds=1)
+
+
+def test_the_architectures_are_compared_step_by_step_on_the_same_resources():
+    from brokerstream.lab.analysis import compare, comparison_sentences
+    streams = [{"step_name": "1 vCPU", "vcpus": 1.0, "memory_gb": 8.0, "usd_hour": 0.08, "orders_per_s": 4000.0,
+                "pnl_during_drain_per_s": 20000.0},
+               {"step_name": "2 vCPU", "vcpus": 2.0, "memory_gb": 8.0, "usd_hour": 0.12, "orders_per_s": 9000.0,
+                "pnl_during_drain_per_s": 50000.0},
+               {"step_name": "4 vCPU", "vcpus": 4.0, "memory_gb": 8.0, "usd_hour": 0.2, "orders_per_s": 1.0,
+                "pnl_during_drain_per_s": 1.0}]
+    baseline = [{"step_name": "1 vCPU", "vcpus": 1.0, "memory_gb": 8.0, "usd_hour": 0.08, "orders_per_s": 500.0,
+                 "pnl_during_drain_per_s": 10000.0},
+                {"step_name": "2 vCPU", "vcpus": 2.0, "memory_gb": 8.0, "usd_hour": 0.12, "orders_per_s": 900.0,
+                 "pnl_during_drain_per_s": float("nan")}]
+    rows = compare(streams, baseline)
+    assert [r["step_name"] for r in rows] == ["1 vCPU", "2 vCPU"]  # 4 vCPU: no baseline step to match
+    assert rows[0]["orders_ratio"] == 8.0 and rows[1]["orders_ratio"] == 10.0
+    assert rows[0]["pnl_ratio"] == 2.0 and math.isnan(rows[1]["pnl_ratio"])
+    assert rows[1]["baseline_orders_per_usd_hour"] == 900.0 / 0.12
+    text = comparison_sentences(rows)[0]
+    assert "x8.0 at 1 vCPU, x10.0 at 2 vCPU" in text and "2 vCPU (7,500 orders/s per $/h)" in text
+    assert comparison_sentences([]) == []

@@ -142,12 +142,52 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     return out
 
 
-def load(cfg, headroom: float = 0.2) -> list[dict]:
+def load(cfg, headroom: float = 0.2, architecture: str = "streams") -> list[dict]:
+    """The latest experiment's steps of one architecture (streams or baseline)."""
     client = store.connect(cfg)
     try:
         store.apply_ddl(client)
         pricesheet.store(client, pricesheet.load())
-        cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom)
+        cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom,
+                                        baseline=architecture == "baseline")
         return [dict(zip(cols, r)) for r in rows]
     finally:
         client.close()
+
+
+def compare(streams: list[dict], baseline: list[dict]) -> list[dict]:
+    """The two architectures step by step (matched on the step's vCPUs and memory): orders/s and P&L
+    calculations/s during the drain, per dollar-hour, and stream-native over baseline."""
+    by_size = {(b["vcpus"], b["memory_gb"]): b for b in baseline}
+    out = []
+    for s in streams:
+        b = by_size.get((s["vcpus"], s["memory_gb"]))
+        if b is None:
+            continue
+        ratio = lambda x, y: x / y if _ok(x) and _ok(y) else float("nan")
+        out.append({"step_name": s["step_name"], "vcpus": s["vcpus"], "memory_gb": s["memory_gb"],
+                    "usd_hour": s["usd_hour"],
+                    "streams_orders_per_s": s.get("orders_per_s"), "baseline_orders_per_s": b.get("orders_per_s"),
+                    "orders_ratio": ratio(s.get("orders_per_s"), b.get("orders_per_s")),
+                    "streams_pnl_per_s": s.get("pnl_during_drain_per_s"),
+                    "baseline_pnl_per_s": b.get("pnl_during_drain_per_s"),
+                    "pnl_ratio": ratio(s.get("pnl_during_drain_per_s"), b.get("pnl_during_drain_per_s")),
+                    "streams_orders_per_usd_hour": ratio(s.get("orders_per_s"), s["usd_hour"]),
+                    "baseline_orders_per_usd_hour": ratio(b.get("orders_per_s"), b["usd_hour"])})
+    return out
+
+
+def comparison_sentences(rows: list[dict]) -> list[str]:
+    ok = [r for r in rows if _ok(r["orders_ratio"])]
+    if not ok:
+        return []
+    ratios = ", ".join(f"x{r['orders_ratio']:.1f} at {r['step_name']}" for r in ok)
+    best = max(ok, key=lambda r: r["baseline_orders_per_usd_hour"] if _ok(r["baseline_orders_per_usd_hour"]) else 0)
+    text = (f"Against the seed thesis's monolith on the same machine, orders and prices, the stream-native system "
+            f"drained {ratios} the orders per second, so as many more orders per dollar; the monolith's dollar buys "
+            f"most at {best['step_name']} ({best['baseline_orders_per_usd_hour']:,.0f} orders/s per $/h).")
+    pnl = [r for r in ok if _ok(r["pnl_ratio"])]
+    if pnl:
+        text += " P&L calculations during the drain: " + ", ".join(
+            f"x{r['pnl_ratio']:.1f} at {r['step_name']}" for r in pnl) + "."
+    return [text]

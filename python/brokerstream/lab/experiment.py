@@ -59,12 +59,17 @@ class Plan:
     pnl_positions: int = 50_000
     pnl_tick_rate: float = 10_000
     pnl_seconds: float = 20
+    # streams: drain, P&L capacity and breaking point per step. baseline: the monolith drains (its P&L
+    # figure is what its price threads revalued meanwhile); it has no gateway and no P&L job to load.
+    architecture: str = "streams"
 
     def __post_init__(self):
         if self.orders < 100 or self.repeats < 1 or self.hold_seconds < 3 or self.start_users < 1:
             raise ValueError("orders >= 100, repeats >= 1, hold >= 3 s and users >= 1 are required")
         if self.pnl_positions < 100 or self.pnl_seconds < 5:
             raise ValueError("P&L runs need >= 100 positions and >= 5 s")
+        if self.architecture not in ("streams", "baseline"):
+            raise ValueError(f"architecture must be streams or baseline, got {self.architecture!r}")
 
 
 def run(cfg: Config, plan: Plan, progress=print) -> str:
@@ -87,7 +92,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                   "instruments": len(data.instruments), "seed": data.seed,
                   "machine_cores": os.cpu_count(), "warmup_orders": plan.warmup, "slo_p95_ms": plan.slo_p95_ms,
                   "hold_seconds": plan.hold_seconds, "start_users": plan.start_users, "step_users": plan.step_users,
-                  "pnl_job": True, "connectors": True,
+                  "pnl_job": True, "connectors": True, "architecture": plan.architecture,
                   "tick_rate": f"{plan.tick_rate}", "http_tick_rate": http_ticks}
     progress(f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
              f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
@@ -108,9 +113,12 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
             for repeat in range(1, plan.repeats + 1):
                 drain = driver.run_drain(scfg, orders=plan.orders, warmup=plan.warmup, scale_step=number,
-                                         tick_rate=tick_rate, timeout=plan.drain_timeout, progress=progress)
+                                         tick_rate=tick_rate, timeout=plan.drain_timeout,
+                                         architecture=plan.architecture, progress=progress)
                 _record(cfg, experiment_id, number, step, repeat, "drain", drain.run_id, plan.orders,
-                        tick_rate, conditions)
+                        tick_rate, conditions, plan.architecture)
+                if plan.architecture == "baseline":
+                    continue
                 pnl = driver.run_pnl(scfg, positions=plan.pnl_positions, tick_rate=plan.pnl_tick_rate,
                                      duration=plan.pnl_seconds, scale_step=number, progress=progress)
                 _record(cfg, experiment_id, number, step, repeat, "pnl", pnl.run_id, plan.pnl_positions,
@@ -145,16 +153,16 @@ def _redeploy_pnl(cfg: Config, progress) -> None:
 
 
 def _record(cfg: Config, experiment_id: str, number: int, step: Step, repeat: int, kind: str, run_id: str,
-            orders: int, tick_rate: float, conditions: dict) -> None:
+            orders: int, tick_rate: float, conditions: dict, architecture: str = "streams") -> None:
     client = store.connect(cfg)  # the run's own save has just applied the DDL
     try:
         client.insert("experiment_runs", [[experiment_id, dt.datetime.now(dt.timezone.utc), number, step.name, repeat,
                                            kind, run_id, step.vcpus, step.memory_gb,
                                            step.stream_threads or cfg.int("BS_STREAMS_THREADS"),
                                            step.pnl_parallelism or int(cfg.get("BS_PNL_PARALLELISM") or 1),
-                                           orders, tick_rate, json.dumps(conditions, sort_keys=True)]],
+                                           orders, tick_rate, json.dumps(conditions, sort_keys=True), architecture]],
                       column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id",
                                     "vcpus", "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate",
-                                    "conditions"])
+                                    "conditions", "architecture"])
     finally:
         client.close()

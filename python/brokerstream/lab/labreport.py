@@ -14,7 +14,8 @@ import psutil
 from ..analytics import pricesheet
 from . import analysis as lab_analysis
 
-COLORS = {"measured": "#1f5fbf", "fargate": "#2a9d5c", "model": "#d9480f", "pnl": "#7b3fb0", "sla": "#b8860b"}
+COLORS = {"measured": "#1f5fbf", "fargate": "#2a9d5c", "model": "#d9480f", "pnl": "#7b3fb0", "sla": "#b8860b",
+          "baseline": "#8a8a8a"}
 
 
 def _num(v) -> float:
@@ -75,6 +76,33 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
     return out
 
 
+def comparison_charts(rows: list[dict]) -> list[dict]:
+    """Both architectures on the same performance-to-cost axes: orders/s and P&L calculations/s
+    during the drain against dollars per hour."""
+    pts = lambda key: [{"x": _num(r["usd_hour"]), "y": _num(r[key]), "label": r["step_name"]} for r in rows]
+    return [{"id": "chart-architectures", "title": "Stream-native against the thesis's monolith: orders/s per $/h (drain)",
+             "x": {"label": "USD per hour", "log": True}, "y": {"label": "orders/s", "log": True},
+             "series": [{"name": "streams (stream-native)", "kind": "points", "color": COLORS["measured"], "labels": True,
+                         "points": pts("streams_orders_per_s")},
+                        {"name": "baseline (monolith on Postgres)", "kind": "points", "color": COLORS["baseline"],
+                         "labels": True, "points": pts("baseline_orders_per_s")}]},
+            {"id": "chart-architectures-pnl", "title": "P&L calculations/s during the drain, both architectures",
+             "x": {"label": "USD per hour", "log": True}, "y": {"label": "positions revalued/s", "log": True},
+             "series": [{"name": "streams (Flink P&L job)", "kind": "points", "color": COLORS["pnl"], "labels": True,
+                         "points": pts("streams_pnl_per_s")},
+                        {"name": "baseline (price threads, SQL)", "kind": "points", "color": COLORS["baseline"],
+                         "labels": True, "points": pts("baseline_pnl_per_s")}]}]
+
+
+COMPARISON_COLUMNS = [("step_name", "resources", ""), ("usd_hour", "$/h on demand", ".4f"),
+                      ("streams_orders_per_s", "streams orders/s", ",.0f"),
+                      ("baseline_orders_per_s", "baseline orders/s", ",.0f"), ("orders_ratio", "ratio", ".1f"),
+                      ("streams_orders_per_usd_hour", "streams orders/s per $/h", ",.0f"),
+                      ("baseline_orders_per_usd_hour", "baseline orders/s per $/h", ",.0f"),
+                      ("streams_pnl_per_s", "streams P&L calcs/s", ",.0f"),
+                      ("baseline_pnl_per_s", "baseline P&L calcs/s", ",.0f"), ("pnl_ratio", "ratio", ".1f")]
+
+
 def _span(lo: float, hi: float, n: int = 40) -> list[float]:
     return [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
 
@@ -106,10 +134,10 @@ PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), (
                       ("orders_per_s_per_usd_hour", "orders/s per $/h (model)", ",.0f")]
 
 
-def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
+def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None = None) -> str:
     for s in a.steps:
         s["c_sla_floor_text"] = "yes" if s.get("c_sla_is_floor") else ""
-    specs = charts(a)
+    specs = charts(a) + (comparison_charts(comparison) if comparison else [])
     data = json.dumps(_json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str,
                       allow_nan=False).replace("</", "<\\/")
     script = (Path(__file__).with_name("charts.js")).read_text()
@@ -146,6 +174,13 @@ def page(a: lab_analysis.LabAnalysis, meta: dict) -> str:
         "F(k)/F(k-1) below 1 means the step bought less per dollar than the one before. Cost per 1,000 requests at "
         f"C_SLA includes {meta.get('headroom', 0.2):.0%} headroom.</p>",
     ]
+    if comparison:
+        parts.append("<h2>Architectures: the stream-native system and the seed thesis's monolith</h2>"
+                     "<p class=note>The latest experiment of each (`experiment scale --architecture streams|baseline`), "
+                     "matched by step; the same machine, reference data, orders and tick rate; the whole stack ran in "
+                     "both (the P&L job and connectors idle while the monolith drains). P&L calcs/s: positions revalued "
+                     "per second during the drain (the P&L job's records, the monolith's marks).</p>"
+                     + _table(comparison, COMPARISON_COLUMNS))
     if usl is not None:
         parts.append(f"<h2>Model beyond this machine</h2><p>Universal Scalability Law fitted to the drain: lambda = "
                      f"{usl.lam:,.0f} orders/s per {usl.unit:g} vCPU, sigma (contention) = {usl.sigma:.4f}, kappa "
@@ -161,14 +196,18 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
         raise RuntimeError("no scaling experiment stored yet: ./brokerstream experiment scale")
     sheet = pricesheet.load()
     a = lab_analysis.analyse(rows, sheet)
+    baseline_rows = lab_analysis.load(cfg, headroom, architecture="baseline")
+    comparison = lab_analysis.compare(a.steps, lab_analysis.analyse(baseline_rows, sheet).steps) if baseline_rows else []
+    a.conclusions += lab_analysis.comparison_sentences(comparison)
     meta = experiment_meta(cfg)
     meta.update(headroom=headroom, gb_per_vcpu=sheet.projection_gb_per_vcpu,
                 generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 cores=os.cpu_count(), memory_gb=round(psutil.virtual_memory().total / 1e9, 1))
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scaling.html"
-    path.write_text(page(a, meta))
+    path.write_text(page(a, meta, comparison))
     (out_dir / "scaling.json").write_text(json.dumps(_json_safe({"steps": a.steps, "projection": a.projection,
+                                                                 "architectures": comparison,
                                                                  "conclusions": a.conclusions, "meta": meta}),
                                                      default=str, indent=1, allow_nan=False))
     printer(f"scaling report: {path}")
@@ -193,11 +232,11 @@ def experiment_meta(cfg) -> dict:
     client = store.connect(cfg)
     try:
         row = client.query("SELECT experiment_id, any(orders), any(tick_rate), any(conditions) FROM experiment_runs FINAL "
-                           "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL) "
-                           "AND kind = 'drain' GROUP BY experiment_id").result_rows
+                           "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL "
+                           "WHERE architecture != 'baseline') AND kind = 'drain' GROUP BY experiment_id").result_rows
         version = client.query("SELECT any(code_version) FROM runs FINAL WHERE run_id IN (SELECT run_id FROM "
                                "experiment_runs FINAL WHERE experiment_id = (SELECT argMax(experiment_id, started) "
-                               "FROM experiment_runs FINAL))").result_rows
+                               "FROM experiment_runs FINAL WHERE architecture != 'baseline'))").result_rows
     finally:
         client.close()
     if not row:

@@ -223,10 +223,13 @@ def run_pnl(cfg: Config, *, positions: int, tick_rate: float, duration: float, s
 
 
 def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, warmup: int | None = None,
-              timeout: float = 3600, progress=print) -> RunRecord:
+              timeout: float = 3600, architecture: str = "streams", progress=print) -> RunRecord:
     from ..bench import drain
     warmup = min(50_000, orders // 10) if warmup is None else warmup
     return _stored_bench(
-        cfg, "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s", scale_step,
-        lambda: drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout, progress=progress),
-        lambda r: {"drain_orders_per_s": r.throughput, "drain_p99_ms": r.latency_ms["p99"]}, progress)
+        cfg, "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s architecture={architecture}",
+        scale_step,
+        lambda: drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout,
+                          architecture=architecture, progress=progress),
+        lambda r: {"drain_orders_per_s": r.throughput, "drain_p99_ms": r.latency_ms["p99"],
+                   "drain_revalued_per_s": r.revalued_per_second}, progress)
