@@ -93,6 +93,10 @@ def baseline_process(stack, stack_env):
         log.close()
         with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            # The fresh members have no API keys: later tests that pick members from the tables would
+            # post as members the gateway cannot identify.
+            conn.execute("DELETE FROM accounts WHERE member_id LIKE %s", (f"{tag}-%",))
+            conn.execute("DELETE FROM members WHERE member_id LIKE %s", (f"{tag}-%",))
         admin.delete_topics([results])[results].result(30)
 
 

@@ -122,6 +122,11 @@ class Architecture:
         if stop:
             stack.down(stop)
         start = [a for a in APPS if a in was_running]
+        for app in start:
+            if app != self.name:
+                # The orders written for this run were decided here: the other flow must not decide them
+                # again when it comes back (two results per order).
+                commit_to_end(stack.cfg, of(app).orders_group(stack.cfg), "orders")
         if start:
             stack.up(start)
 

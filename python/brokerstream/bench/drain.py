@@ -141,7 +141,7 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
         ticks = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop_ticks, tick_rates), daemon=True)
         ticks.start()
 
-        progress(f"[drain] starting {arch.app}")
+        progress(f"[drain] starting {'the streams app' if arch.app == 'streams' else 'the baseline'}")
         revalued_before = arch.revalued(cfg)
         t0 = time.monotonic()
         if not stack.up([arch.app]):

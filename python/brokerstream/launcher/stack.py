@@ -198,6 +198,8 @@ class Stack:
         rows = []
         for name, svc in self.services.items():
             pid = self.layout.pidfile(name).live_pid()
+            if pid is None and svc.optional:
+                continue  # not started unless asked for: down is its normal state, not a problem
             if pid is None:
                 state = "down"
             else:
