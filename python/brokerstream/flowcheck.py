@@ -172,18 +172,21 @@ def holdings(cfg: Config) -> dict[str, dict[str, int]]:
     return out
 
 
-def replay_positions(orders: list[Message], fills: dict[str, tuple[Decimal, int]]) -> dict[str, tuple[int, Decimal, Decimal]]:
+def replay_positions(orders: list[Message], fills: dict[str, tuple[Decimal, int]],
+                     elsewhere: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset()
+                     ) -> dict[str, tuple[int, Decimal, Decimal]]:
     """Positions from the orders, in the order the flow took them (per partition, by offset), with
     each accepted order's fill (price, multiplier) by result_key(member, order id):
     {account|instrument: (quantity, avg cost, realized)}. A retry (a later record of the same member
     and order id) books nothing. The same arithmetic as the flow's, in exact decimals: half-even
-    averages to the micro."""
+    averages to the micro. Records at `elsewhere` (partition, offset) were decided and booked by the
+    other architecture (a baseline drain on the same stack) and are not the flow's."""
     micro = Decimal("0.000001")
     book: dict[str, tuple[int, Decimal, Decimal]] = {}
     decided: set[str] = set()
     for msg in sorted(orders, key=lambda m: (m.partition, m.offset)):
         o = msg.value
-        if o is None:
+        if o is None or (msg.partition, msg.offset) in elsewhere:
             continue
         order = result_key(msg.key or "", o["order_id"])
         if order in decided or order not in fills:

@@ -18,6 +18,7 @@ from ..config import Config
 from ..kafka_clients import client_conf
 
 APPS = ("streams", "baseline")
+STREAMS_GROUP = "brokerstream-orders"  # the streams app's application id
 NAMES = APPS
 BASELINE_DEFAULTS = Path(__file__).resolve().parents[3] / "baseline" / "src" / "main" / "resources" \
     / "baseline-defaults.properties"
@@ -80,7 +81,7 @@ class Architecture:
         return self.name == "streams"
 
     def orders_group(self, cfg: Config) -> str:
-        return "brokerstream-orders" if self.name == "streams" else baseline_setting(cfg, "groups.orders")
+        return STREAMS_GROUP if self.name == "streams" else baseline_setting(cfg, "groups.orders")
 
     def running_apps(self, stack) -> set[str]:
         return {a for a in APPS if stack.layout.pidfile(a).live_pid() is not None}
@@ -115,6 +116,17 @@ class Architecture:
         from ..launcher.layout import Layout
         metrics = Baseline(cfg, Layout(cfg)).metrics()
         return metrics["positions_revalued"] if metrics else 0
+
+    def decided_records(self, cfg: Config) -> set[tuple[int, int]]:
+        """The `orders` records (partition, offset) this architecture decided by its own ledger. Only
+        the baseline keeps one (mono_orders); the streams app's is its changelog, read otherwise."""
+        if self.name == "streams":
+            raise ValueError("the streams app's decisions are its results, not a ledger")
+        schema = baseline_setting(cfg, "db.schema")
+        with psycopg.connect(cfg.postgres_dsn()) as conn:
+            if conn.execute("SELECT to_regclass(%s)", (f"{schema}.mono_orders",)).fetchone()[0] is None:
+                return set()  # the baseline never ran here
+            return {(p, o) for p, o in conn.execute(f"SELECT source_partition, source_offset FROM {schema}.mono_orders")}
 
     def restore(self, stack, was_running: set[str]) -> None:
         """The order flows as they were before the run."""

@@ -1,0 +1,36 @@
+"""Replaying positions from orders and fills: the arithmetic the integration tests check the flow with."""
+from decimal import Decimal
+
+from brokerstream.flowcheck import Message, replay_positions, result_key
+
+
+def order(partition, offset, order_id, side, quantity, member="M1", account="A1", instrument="EQ1"):
+    value = {"order_id": order_id, "account_id": account, "instrument_id": instrument, "side": side,
+             "quantity": quantity}
+    return Message(member, value, partition, offset, 0)
+
+
+def fill(order_id, price, member="M1", multiplier=1):
+    return result_key(member, order_id), (Decimal(price), multiplier)
+
+
+def test_buys_average_and_a_sell_realizes_against_the_average():
+    orders = [order(0, 0, "o1", "BUY", 10), order(0, 1, "o2", "BUY", 30), order(0, 2, "o3", "SELL", 20)]
+    fills = dict([fill("o1", "100"), fill("o2", "104"), fill("o3", "110")])
+    qty, avg, realized = replay_positions(orders, fills)["A1|EQ1"]
+    assert (qty, avg, realized) == (20, Decimal("103.000000"), Decimal("140"))
+
+
+def test_a_retry_books_once_and_an_order_without_a_fill_books_nothing():
+    orders = [order(0, 0, "o1", "BUY", 10), order(0, 1, "o1", "BUY", 10), order(0, 2, "o2", "BUY", 5)]
+    fills = dict([fill("o1", "100")])
+    assert replay_positions(orders, fills)["A1|EQ1"][0] == 10
+
+
+def test_records_decided_by_the_other_architecture_are_left_out():
+    orders = [order(0, 0, "o1", "BUY", 10), order(1, 0, "o2", "BUY", 7), order(0, 1, "o3", "SELL", 4)]
+    fills = dict([fill("o1", "100"), fill("o2", "90"), fill("o3", "100")])
+    assert replay_positions(orders, fills)["A1|EQ1"][0] == 13
+    # same offset on another partition is another record
+    assert replay_positions(orders, fills, {(1, 0)})["A1|EQ1"][0] == 6
+    assert replay_positions(orders, fills, {(0, 0), (0, 1)})["A1|EQ1"] == (7, Decimal("90.000000"), Decimal(0))
