@@ -172,3 +172,44 @@ def test_bench_drain_measures_the_baseline_and_puts_the_streams_app_back(stack, 
     layout = default_stack(stack).layout
     assert layout.pidfile("baseline").live_pid() is None, "the baseline was not running before: it is stopped after"
     assert layout.pidfile("streams").live_pid() is not None, "the streams app was running before: it runs again"
+
+
+def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_back(stack, stack_env, world, tmp_path):
+    """The baseline has no gateway: every step writes into the orders topic. Its own groups' lags are
+    watched (not the stopped streams app's), its price threads mark the bench's open positions, and the
+    bench leaves its tables and the order flows as it found them."""
+    import json
+
+    from brokerstream.bench.architectures import STREAMS_GROUP, baseline_setting
+    from brokerstream.launcher.provision import default_stack
+
+    from .conftest import launcher
+
+    out = tmp_path / "system.json"
+    proc = launcher(stack_env, "bench", "system", "--short", "--architecture", "baseline", "--rates", "200,800",
+                    "--tick-rate", "500", "--positions", "300", "--no-ceiling", "--json", str(out), timeout=400)
+    assert "the baseline monolith deciding and marking" in proc.stdout, proc.stdout
+    body = json.loads(out.read_text())
+    assert body["architecture"] == "baseline" and body["settings"]["architecture"] == "baseline"
+    steps = body["steps"]
+    assert [s["mode"] for s in steps] == ["kafka", "kafka"], proc.stdout
+    orders_group = baseline_setting(stack, "groups.orders")
+    for s in steps:
+        label = f"step {s['index']} ({s['rate']}/s)"
+        assert s["sent"] > 0 and s["missing"] == 0 and s["duplicates"] == 0, (label, s["missing"], s["duplicates"])
+        assert s["outcomes"]["accepted"] + s["outcomes"]["rejected"] == s["sent"], (label, s["outcomes"])
+        assert s["outcomes"]["unsynced_in_postgres"] == 0, (label, s["outcomes"])  # order-results is synced alike
+        assert s["committed_ms"]["count"] == s["sent"], label
+        assert orders_group in s["lags"] and STREAMS_GROUP not in s["lags"], (label, sorted(s["lags"]))
+        assert s["cpu_cores"].get("baseline", 0) > 0 and "streams" not in s["cpu_cores"], (label, s["cpu_cores"])
+        # the P&L job's latency is not the baseline's: not reported; its own revaluations are
+        assert s["tick_to_pnl_ms"].get("count", 0) == 0, label
+        assert s["pnl_calcs_per_s"] > 0, (label, "300 open positions and ticks, yet nothing marked")
+
+    layout = default_stack(stack).layout
+    assert layout.pidfile("baseline").live_pid() is None
+    assert layout.pidfile("streams").live_pid() is not None
+    schema = baseline_setting(stack, "db.schema")
+    with psycopg.connect(stack.postgres_dsn()) as conn:
+        left = conn.execute(f"SELECT count(*) FROM {schema}.mono_positions WHERE account_id LIKE 'BENCH-%'").fetchone()[0]
+    assert left == 0, "the bench's open positions were left in the baseline's table"

@@ -40,3 +40,14 @@ def test_a_plain_up_leaves_the_optional_baseline_out_and_naming_it_brings_what_i
     assert "streams" in everything and "baseline" not in everything
     assert stack.closure(["baseline"])[-1] == "baseline"
     assert {"kafka", "registry", "postgres"} <= set(stack.closure(["baseline"]))
+
+
+@pytest.mark.parametrize("which", ["pnl", "sink", "gateway", "pricing", "tracing"])
+def test_benches_of_one_part_refuse_the_baseline(which):
+    """Only drain and system have a baseline counterpart; the others would measure the streams app
+    while the user believed it was the monolith."""
+    import subprocess
+    proc = subprocess.run([str(config.ROOT / "brokerstream"), "bench", which, "--architecture", "baseline"],
+                          text=True, capture_output=True, timeout=60)
+    assert proc.returncode != 0
+    assert f"bench {which} measures a part of the stream-native system" in proc.stderr

@@ -76,42 +76,80 @@ def encode_position(schema, header: bytes, p: dict) -> bytes:
     return buf.getvalue()
 
 
-def write_positions(cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False) -> tuple[int, int]:
-    """`count` open positions over BENCH accounts (or, with close, the same positions closed)."""
+def draw_positions(data, count: int, option_share: float, seed: int, *, close: bool = False) -> list[dict]:
+    """`count` open positions over BENCH accounts (with close, the same positions closed): the same
+    draws for a seed, whichever architecture they are written for."""
     from decimal import Decimal
     rng = random.Random(seed)
-    schema = fastavro.parse_schema(load_schema("Position"))
-    header = schema_header(cfg, "positions", "Position")
     equities = [i for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"]
     options = [i for i in data.instruments if i.instrument_type == "OPTION" and i.maturity and i.maturity >= data.as_of]
     starts = {e.instrument_id: e.start_price for e in data.equity_starts}
-    accounts = [(f"BENCH-A{n:05d}", f"BENCH-M{n % 20:03d}") for n in range(max(1, count // 200))]
-    p = producer(cfg, **{"linger.ms": 20})
-    report, seen, in_options, now = ProduceReport(), set(), 0, int(time.time() * 1000)
+    # about 200 positions an account; more accounts where few instruments could not give that many
+    # distinct keys (the draw below would never end)
+    per_account = min(200, len(equities) // 2, len(options) // 2) if options else len(equities) // 2
+    if per_account < 1:
+        raise ValueError("no active instruments to hold positions in: load reference data first")
+    accounts = [(f"BENCH-A{n:05d}", f"BENCH-M{n % 20:03d}") for n in range(max(1, -(-count // per_account)))]
+    out, seen, now = [], set(), int(time.time() * 1000)
     while len(seen) < count:
         account, member = rng.choice(accounts)
-        is_option = rng.random() < option_share
+        is_option = bool(options) and rng.random() < option_share
         inst = rng.choice(options if is_option else equities)
         key = f"{account}|{inst.instrument_id}"
         if key in seen:
             continue
         seen.add(key)
-        in_options += is_option
         underlying = inst.underlying_id or inst.instrument_id
         cost = (inst.strike // 20 if is_option else starts[underlying]) or 1
         # drawn whether closing or not, so that closing walks through the same keys
         quantity = rng.choice([-1, 1]) * rng.randint(1, 50)
-        record = {"account_id": account, "member_id": member, "instrument_id": inst.instrument_id,
-                  "underlying_id": underlying, "multiplier": inst.multiplier,
-                  "quantity": 0 if close else quantity,
-                  "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
-                  "realized_pnl": Decimal("0.000000"), "version": 2 if close else 1, "updated_ts": now}
+        out.append({"account_id": account, "member_id": member, "instrument_id": inst.instrument_id,
+                    "underlying_id": underlying, "multiplier": inst.multiplier,
+                    "quantity": 0 if close else quantity,
+                    "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
+                    "realized_pnl": Decimal("0.000000"), "version": 2 if close else 1, "updated_ts": now})
+    return out
+
+
+def write_positions(cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False) -> tuple[int, int]:
+    """`count` open positions over BENCH accounts into the positions topic, where the P&L job reads
+    them (or, with close, the same positions closed). Returns (positions, in options)."""
+    schema = fastavro.parse_schema(load_schema("Position"))
+    header = schema_header(cfg, "positions", "Position")
+    p = producer(cfg, **{"linger.ms": 20})
+    report = ProduceReport()
+    records = draw_positions(data, count, option_share, seed, close=close)
+    for n, record in enumerate(records, 1):
+        key = f"{record['account_id']}|{record['instrument_id']}"
         _send(p, "positions", encode_position(schema, header, record), key.encode(), report)
-        if len(seen) % 5000 == 0:
+        if n % 5000 == 0:
             p.poll(0)
     if p.flush(60):
         raise RuntimeError("positions not delivered within 60 s")
-    return len(seen), in_options
+    return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
+
+
+def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed: int, schema: str, *,
+                        close: bool = False) -> tuple[int, int]:
+    """The same positions in the baseline's own table (its price threads mark what is there); with
+    close, deleted again. BENCH members have no orders, so the risk check never meets them."""
+    import psycopg
+    records = draw_positions(data, count, option_share, seed)
+    with psycopg.connect(cfg.postgres_dsn()) as conn, conn.cursor() as cur:
+        if close:
+            # positions first: a price thread marks only what is in mono_positions
+            for table in ("mono_positions", "mono_marks"):
+                cur.executemany(f"DELETE FROM {schema}.{table} WHERE account_id = %s AND instrument_id = %s",
+                                [(r["account_id"], r["instrument_id"]) for r in records])
+        else:
+            cur.executemany(
+                f"INSERT INTO {schema}.mono_positions (account_id, instrument_id, member_id, underlying_id, "
+                "multiplier, quantity, avg_cost, realized_pnl, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (account_id, instrument_id) DO UPDATE SET quantity = EXCLUDED.quantity, "
+                "avg_cost = EXCLUDED.avg_cost, realized_pnl = EXCLUDED.realized_pnl, version = EXCLUDED.version",
+                [(r["account_id"], r["instrument_id"], r["member_id"], r["underlying_id"], r["multiplier"],
+                  r["quantity"], r["avg_cost"], r["realized_pnl"], r["version"]) for r in records])
+    return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 
 class LatencySampler(threading.Thread):

@@ -3,7 +3,7 @@ rates, ticks flowing, and what each step did to latency, lag, CPU and memory.
 
     ./brokerstream bench system [--rates 500,1000,2000,5000,10000,20000,30000,40000,50000]
                                 [--step-seconds 30] [--tick-rate 10000] [--http-max 2000]
-                                [--positions 20000] [--short]
+                                [--positions 20000] [--short] [--architecture streams|baseline]
 
 - Orders come from the load client (loadgen/, one JVM for the run), open-loop: order i is due at
   start + i / rate and every latency counts from its due time, so a slow server cannot hide behind a
@@ -19,6 +19,10 @@ rates, ticks flowing, and what each step did to latency, lag, CPU and memory.
   order has its result, the latency targets hold. Before the steps, Kafka's own ProducerPerformance
   gives the producer ceiling of this machine, and the run prints the ratio.
 - The run is stored in ClickHouse (runs, system_steps, hop_samples, process_samples, lag_samples).
+- `--architecture baseline` measures the monolith (baseline/) instead of the streams app, which is
+  stopped for the run and put back after: every step goes into Kafka (the gateway is the streams
+  app's), the open positions go into its own table, its groups' lags are judged, and P&L/s counts its
+  marks. The rest of the stack (P&L job, connectors, ticks) runs either way.
 """
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ from ..gen import pgload
 from ..gen.refdata import api_key
 from ..launcher.cpugroups import CpuGroups
 from ..launcher.layout import Layout
+from ..analytics.collector import GROUPS
 from .probe import StackProbe, log_end_total, slope
 from .stats import summary
 
@@ -80,6 +85,7 @@ class StepResult:
     offsets_per_order: float
     lags: dict
     sampled_ms: dict = field(default_factory=dict)
+    pnl_calcs_per_s: float = float("nan")
     failures: list = field(default_factory=list)
     http_failures: list = field(default_factory=list)
 
@@ -106,6 +112,7 @@ class SystemResult:
     kafka_ceiling: float
     steps: list[StepResult]
     settings: dict
+    architecture: str = "streams"
 
     @property
     def sustained_capacity(self) -> float:
@@ -116,11 +123,13 @@ class SystemResult:
         return max((s.achieved_rate for s in self.steps if s.gateway_ok), default=0.0)
 
     def lines(self) -> list[str]:
-        out = [f"run {self.run_id}: ticks {self.tick_rate:,.0f}/s, {self.positions:,} extra open positions, "
+        who = ("the streams app and the P&L job" if self.architecture == "streams" else
+               "the baseline monolith deciding and marking (streams app stopped; P&L job and connectors on)")
+        out = [f"run {self.run_id}: {who}; ticks {self.tick_rate:,.0f}/s, {self.positions:,} extra open positions, "
                f"P&L window {self.window_ms} ms, every service on (P&L job, connectors)"]
         head = (f"{'step':>4} {'mode':<5} {'rate':>7} {'got':>7} {'accept p99':>10} {'visible p99':>11} "
                 f"{'commit p99':>10} {'tick>pnl p99':>12} {'pos>pg p99':>10} {'ord>pg p99':>10} "
-                f"{'cores':>5} {'client':>6} {'rec/ord':>7}  verdict")
+                f"{'P&L/s':>7} {'cores':>5} {'client':>6} {'rec/ord':>7}  verdict")
         out.append(head)
         for s in self.steps:
             total = sum(s.cpu_cores.values())
@@ -130,7 +139,8 @@ class SystemResult:
             out.append(f"{s.index:>4} {s.mode:<5} {s.rate:>7,.0f} {s.achieved_rate:>7,.0f} "
                        f"{_p(s.accept_ms):>10} {_p(s.visible_ms):>11} {_p(s.committed_ms):>10} "
                        f"{_p(s.tick_to_pnl_ms):>12} {_p(s.position_to_postgres_ms):>10} "
-                       f"{_p(s.order_to_postgres_ms):>10} {total:>5.2f} {s.client_cpu_cores:>6.2f} "
+                       f"{_p(s.order_to_postgres_ms):>10} {s.pnl_calcs_per_s:>7,.0f} {total:>5.2f} "
+                       f"{s.client_cpu_cores:>6.2f} "
                        f"{s.offsets_per_order:>7.1f}  {verdict}")
         cap, gw = self.sustained_capacity, self.gateway_capacity
         out.append(f"sustained capacity: {cap:,.0f} orders/s (the highest step holding loadtest/slo.yaml)")
@@ -365,10 +375,12 @@ def lag_report(series: dict, slo: dict) -> dict:
 def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 30, tick_rate: float = 10_000,
         http_max: float = 2000, positions: int = 20_000, settle: float = 60, seed: int = 17,
         warmup_seconds: float = 10, ceiling_records: int = 2_000_000, stop_after_failures: int = 2,
-        progress=print) -> SystemResult:
+        architecture: str = "streams", progress=print) -> SystemResult:
     from ..bench.drain import open_prices
-    from ..bench.pnl import write_positions
+    from ..bench.pnl import write_positions, write_positions_sql
     from ..flinkjobs import PNL_JOB, Flink
+    from ..launcher.provision import default_stack
+    from . import architectures
 
     slo = yaml.safe_load(SLO_FILE.read_text())
     rates = rates or DEFAULT_RATES
@@ -379,50 +391,81 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         raise RuntimeError(f"{PNL_JOB} is not running: the system is measured with every service on "
                            "(./brokerstream up)")
     window_ms = int(cfg.get("BS_PNL_WINDOW_MS") or 1000)
+    arch = architectures.of(architecture)
+    streams = arch.name == "streams"
+    # The baseline has no gateway (the streams app's): every step writes into the orders topic, as the
+    # gateway would. Its open positions live in its own table, where its price threads mark them.
+    baseline_schema = None if streams else architectures.baseline_setting(cfg, "db.schema")
+
+    def open_positions(close: bool = False) -> None:
+        if streams:
+            write_positions(cfg, data, positions, 0.3, seed, close=close)
+        else:
+            write_positions_sql(cfg, data, positions, 0.3, seed, baseline_schema, close=close)
+    stack = default_stack(cfg)
+    was_running = arch.running_apps(stack)
+    arch.prepare(stack)
+    if not stack.up([arch.app]):
+        arch.restore(stack, was_running)
+        raise RuntimeError(f"{arch.app} did not start")
     cpu = CpuGroups.of(cfg)
     run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     tag = "sys" + uuid.uuid4().hex[:6]
     started = dt.datetime.now(dt.timezone.utc)
-
-    progress("[system] opening prices")
-    open_prices(cfg, data, seed)
-    wait_for_reference_data(cfg, data, progress)
-    if positions:
-        progress(f"[system] {positions:,} open positions for the P&L job")
-        write_positions(cfg, data, positions, 0.3, seed)
-    kafka_ceiling = 0.0
-    if ceiling_records:
-        progress(f"[system] Kafka's producer ceiling (ProducerPerformance, {ceiling_records:,} records)")
-        from .ceiling import measure
-        kafka_ceiling = measure(cfg, records=ceiling_records, preexec=lambda: cpu.join("clients"))
-        progress(f"[system] ceiling {kafka_ceiling:,.0f} records/s")
 
     ctx = multiprocessing.get_context("fork")
     tick_rates, stop_ticks = ctx.Queue(), ctx.Event()
     ticks = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop_ticks, tick_rates), daemon=True)
     client = probe = None
     steps: list[StepResult] = []
+    kafka_ceiling = 0.0
     try:
+        progress(f"[system] opening prices ({arch.app})")
+        open_prices(cfg, data, seed, priced=arch.priced(cfg))
+        if streams:
+            wait_for_reference_data(cfg, data, progress)
+        if positions:
+            progress(f"[system] {positions:,} open positions for the "
+                     + ("P&L job" if streams else "baseline's price threads"))
+            open_positions()
+        if ceiling_records:
+            progress(f"[system] Kafka's producer ceiling (ProducerPerformance, {ceiling_records:,} records)")
+            from .ceiling import measure
+            kafka_ceiling = measure(cfg, records=ceiling_records, preexec=lambda: cpu.join("clients"))
+            progress(f"[system] ceiling {kafka_ceiling:,.0f} records/s")
         if tick_rate > 0:
             ticks.start()
             cpu.place("clients", [ticks.pid])
         client = LoadClient(cfg, plan(cfg, data, seed=seed, trace_one_in=100), cpu)
-        probe = StackProbe(cfg, service_names(cfg))
+        # the stopped streams app's group only falls behind in a baseline run: its lag is not the system's
+        groups = list(GROUPS) if streams else [architectures.baseline_setting(cfg, "groups.orders"),
+                                               architectures.baseline_setting(cfg, "groups.prices"),
+                                               *(g for g in GROUPS if g != architectures.STREAMS_GROUP)]
+        probe = StackProbe(cfg, service_names(cfg), groups=groups)
         probe.start()
         if warmup_seconds:
-            progress(f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and {warmup_seconds:.0f} s into Kafka")
-            client.step("http", min(200.0, http_max), warmup_seconds, tag + "w1", settle)
+            if streams:
+                progress(f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and "
+                         f"{warmup_seconds:.0f} s into Kafka")
+                client.step("http", min(200.0, http_max), warmup_seconds, tag + "w1", settle)
+            else:
+                progress(f"[system] warm-up: {warmup_seconds:.0f} s into Kafka")
             client.step("kafka", 1000.0, warmup_seconds, tag + "w2", settle)
         failures_in_a_row = 0
         for i, rate in enumerate(rates, 1):
-            mode = "http" if rate <= http_max else "kafka"
+            mode = "http" if streams and rate <= http_max else "kafka"
             step_tag = f"{tag}s{i}"
-            _wait_settled(cfg, ["brokerstream-orders", "connect-sink-orders", "connect-sink-positions"], settle)
+            _wait_settled(cfg, [arch.orders_group(cfg), "connect-sink-orders", "connect-sink-positions"], settle)
             progress(f"[system] step {i}: {rate:,.0f} orders/s for {step_seconds:.0f} s ({mode})")
             offsets0 = log_end_total(cfg)
             tick_cpu0 = _cpu_seconds(ticks.pid) if tick_rate > 0 else 0.0
+            revalued0, m0 = arch.revalued(cfg), time.monotonic()
             t0 = dt.datetime.now(dt.timezone.utc)
             answer = client.step(mode, rate, step_seconds, step_tag, settle)
+            pnl_per_s = (arch.revalued(cfg) - revalued0) / max(time.monotonic() - m0, 1e-9)
+            if not streams:
+                # the watcher reads the P&L job's output, which is not the baseline's work
+                answer["pnl_ms"] = {name: {"count": 0} for name in answer["pnl_ms"]}
             t_sent = t0 + dt.timedelta(seconds=answer["send_seconds"])
             tick_cpu = (_cpu_seconds(ticks.pid) - tick_cpu0) if tick_rate > 0 else 0.0
             offsets = log_end_total(cfg) - offsets0
@@ -448,10 +491,11 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 client_cpu_cores=answer["client_cpu_seconds"] / max(answer["send_seconds"], 1e-9),
                 ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9), max_late_ms=answer["max_late_ms"],
                 offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo),
-                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]))
+                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]), pnl_calcs_per_s=pnl_per_s)
             judge(step, slo, window_ms)
             steps.append(step)
-            progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {}).lines()[2])
+            progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {},
+                                                arch.name).lines()[2])
             failures_in_a_row = 0 if step.sustained else failures_in_a_row + 1
             if failures_in_a_row >= stop_after_failures:
                 progress(f"[system] {stop_after_failures} steps in a row not sustained: stopping")
@@ -464,11 +508,14 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         if tick_rate > 0 and ticks.is_alive():
             stop_ticks.set()
             ticks.join(30)
-        if positions:
-            write_positions(cfg, data, positions, 0.3, seed, close=True)
+        try:
+            if positions:
+                open_positions(close=True)
+        finally:
+            arch.restore(stack, was_running)
     settings = {"rates": rates, "step_seconds": step_seconds, "tick_rate": tick_rate, "http_max": http_max,
-                "positions": positions, "settle": settle, "seed": seed, "slo": slo}
-    result = SystemResult(run_id, tick_rate, positions, window_ms, kafka_ceiling, steps, settings)
+                "positions": positions, "settle": settle, "seed": seed, "slo": slo, "architecture": arch.name}
+    result = SystemResult(run_id, tick_rate, positions, window_ms, kafka_ceiling, steps, settings, arch.name)
     store(cfg, result, started, probe)
     return result
 
