@@ -22,3 +22,37 @@ def test_closing_walks_through_the_same_keys_at_zero():
     assert [(p["account_id"], p["instrument_id"]) for p in opened] == \
            [(p["account_id"], p["instrument_id"]) for p in closed]
     assert all(p["quantity"] == 0 and p["version"] == 2 for p in closed)
+
+
+def test_a_deadlock_victim_is_run_again_and_other_errors_are_not():
+    import psycopg
+    import pytest
+    from brokerstream.bench.pnl import retry_deadlocks
+
+    calls = []
+
+    def victim_twice():
+        calls.append(1)
+        if len(calls) < 3:
+            raise psycopg.errors.DeadlockDetected("deadlock detected")
+        return "deleted"
+
+    assert retry_deadlocks(victim_twice, pause_s=0) == "deleted" and len(calls) == 3
+
+    def always_victim():
+        calls.append(1)
+        raise psycopg.errors.DeadlockDetected("deadlock detected")
+
+    calls.clear()
+    with pytest.raises(psycopg.errors.DeadlockDetected):
+        retry_deadlocks(always_victim, attempts=4, pause_s=0)
+    assert len(calls) == 4
+
+    def broken():
+        calls.append(1)
+        raise psycopg.errors.UndefinedTable("no such table")
+
+    calls.clear()
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        retry_deadlocks(broken, pause_s=0)
+    assert len(calls) == 1

@@ -273,3 +273,7 @@ def test_the_architectures_are_compared_step_by_step_on_the_same_resources():
     text = comparison_sentences(rows)[0]
     assert "x8.0 at 1 vCPU, x10.0 at 2 vCPU" in text and "2 vCPU (7,500 orders/s per $/h)" in text
     assert comparison_sentences([]) == []
+    a = analysis.analyse(_rows([(1, 4000), (2, 9000)]), pricesheet.load())
+    assert len(labreport.summary(a, [])) == 2
+    line = labreport.summary(a, rows)[2]
+    assert line.endswith("1 vCPU 4,000 vs 500 (x8.0), 2 vCPU 9,000 vs 900 (x10.0)")

@@ -129,26 +129,49 @@ def write_positions(cfg: Config, data, count: int, option_share: float, seed: in
     return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 
+def retry_deadlocks(work, attempts: int = 6, pause_s: float = 0.2):
+    """Runs work(); when Postgres aborts it as a deadlock's victim, runs it again, up to `attempts`
+    times in all (the other transaction has gone on by then)."""
+    import psycopg
+    for attempt in range(1, attempts + 1):
+        try:
+            return work()
+        except psycopg.errors.DeadlockDetected:
+            if attempt == attempts:
+                raise
+            time.sleep(pause_s * attempt)
+
+
+def _delete(conn, schema: str, table: str, keys: list[tuple[str, str]]) -> None:
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(f"DELETE FROM {schema}.{table} WHERE account_id = %s AND instrument_id = %s", keys)
+
+
 def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed: int, schema: str, *,
                         close: bool = False) -> tuple[int, int]:
     """The same positions in the baseline's own table (its price threads mark what is there); with
     close, deleted again. BENCH members have no orders, so the risk check never meets them."""
     import psycopg
     records = draw_positions(data, count, option_share, seed)
-    with psycopg.connect(cfg.postgres_dsn()) as conn, conn.cursor() as cur:
-        if close:
-            # positions first: a price thread marks only what is in mono_positions
+    if close:
+        # The baseline's price threads may still be working through a tick backlog, marking these very
+        # rows: positions go first (a price thread marks only what is in mono_positions), then marks in
+        # short key-ordered transactions, each retried when Postgres picks it as a deadlock's victim.
+        keys = sorted((r["account_id"], r["instrument_id"]) for r in records)
+        with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
             for table in ("mono_positions", "mono_marks"):
-                cur.executemany(f"DELETE FROM {schema}.{table} WHERE account_id = %s AND instrument_id = %s",
-                                [(r["account_id"], r["instrument_id"]) for r in records])
-        else:
-            cur.executemany(
-                f"INSERT INTO {schema}.mono_positions (account_id, instrument_id, member_id, underlying_id, "
-                "multiplier, quantity, avg_cost, realized_pnl, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (account_id, instrument_id) DO UPDATE SET quantity = EXCLUDED.quantity, "
-                "avg_cost = EXCLUDED.avg_cost, realized_pnl = EXCLUDED.realized_pnl, version = EXCLUDED.version",
-                [(r["account_id"], r["instrument_id"], r["member_id"], r["underlying_id"], r["multiplier"],
-                  r["quantity"], r["avg_cost"], r["realized_pnl"], r["version"]) for r in records])
+                for i in range(0, len(keys), 1000):
+                    batch = keys[i:i + 1000]
+                    retry_deadlocks(lambda: _delete(conn, schema, table, batch))
+        return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
+    with psycopg.connect(cfg.postgres_dsn()) as conn, conn.cursor() as cur:
+        cur.executemany(
+            f"INSERT INTO {schema}.mono_positions (account_id, instrument_id, member_id, underlying_id, "
+            "multiplier, quantity, avg_cost, realized_pnl, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (account_id, instrument_id) DO UPDATE SET quantity = EXCLUDED.quantity, "
+            "avg_cost = EXCLUDED.avg_cost, realized_pnl = EXCLUDED.realized_pnl, version = EXCLUDED.version",
+            [(r["account_id"], r["instrument_id"], r["member_id"], r["underlying_id"], r["multiplier"],
+              r["quantity"], r["avg_cost"], r["realized_pnl"], r["version"]) for r in records])
     return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 

@@ -211,20 +211,25 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
                                                                  "conclusions": a.conclusions, "meta": meta}),
                                                      default=str, indent=1, allow_nan=False))
     printer(f"scaling report: {path}")
-    for line in summary(a):
+    for line in summary(a, comparison):
         printer(line)
     return path
 
 
-def summary(a: lab_analysis.LabAnalysis) -> list[str]:
-    """Two lines: the curve, and the model."""
+def summary(a: lab_analysis.LabAnalysis, comparison: list[dict] | None = None) -> list[str]:
+    """Two lines: the curve, and the model; a third with the baseline beside it when it was measured."""
     pts = ", ".join(f"{s['step_name']} {_num(s['orders_per_s']):,.0f}/s at ${s['usd_hour']:.3f}/h" for s in a.steps)
     first = f"orders/s per step: {pts}; stops paying {a.stops_paying}"
     u = a.usl_orders
     second = (f"USL: sigma {u.sigma:.3f}, kappa {u.kappa:.4f}, R^2 {u.r2:.2f}; projected "
               + ", ".join(f"{p['vcpus']} vCPU {p['orders_per_s']:,.0f}/s" for p in a.projection[::2])
               if u else "USL: no fit (it needs three vCPU levels with the same threads and parallelism)")
-    return [first, second]
+    lines = [first, second]
+    if comparison:
+        lines.append("against the baseline (monolith), orders/s: " + ", ".join(
+            f"{r['step_name']} {_num(r['streams_orders_per_s']):,.0f} vs {_num(r['baseline_orders_per_s']):,.0f} "
+            f"(x{_num(r['orders_ratio']):.1f})" for r in comparison))
+    return lines
 
 
 def experiment_meta(cfg) -> dict:
