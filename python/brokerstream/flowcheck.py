@@ -104,6 +104,7 @@ class Reconciliation:
     produced: int
     results: int = 0
     accepted: int = 0
+    cancelled: int = 0
     rejected: collections.Counter = field(default_factory=collections.Counter)
     dead_lettered: int = 0
     duplicates: list[str] = field(default_factory=list)
@@ -111,11 +112,12 @@ class Reconciliation:
 
     @property
     def balanced(self) -> bool:
-        return (not self.duplicates and self.accepted + sum(self.rejected.values()) + self.dead_lettered
-                == self.produced)
+        return (not self.duplicates and self.accepted + sum(self.rejected.values()) + self.cancelled
+                + self.dead_lettered == self.produced)
 
     def summary(self) -> dict:
         return {"produced": self.produced, "accepted": self.accepted, "rejected": sum(self.rejected.values()),
+                "cancelled": self.cancelled,
                 "rejected_by_reason": dict(sorted(self.rejected.items())), "dead_lettered": self.dead_lettered,
                 "duplicates": len(self.duplicates), "missing": len(self.missing), "balanced": self.balanced}
 
@@ -127,7 +129,8 @@ def result_key(member_id: str, order_id: str) -> str:
 
 def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: list[Message],
               orders_topic: str = "orders") -> Reconciliation:
-    """produced = accepted + rejected + dead-lettered, with no order decided twice. Orders are named
+    """produced = accepted + rejected + cancelled + dead-lettered, with no order decided twice (an order
+    still working has no result yet and counts as missing). Orders are named
     by result_key(member, order id); a retry of an order (a second record of the same member and id)
     is the same order and gets no second result."""
     wanted = list(dict.fromkeys(order_keys))
@@ -143,6 +146,8 @@ def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: l
         rec.results += 1
         if r["status"] == "ACCEPTED":
             rec.accepted += 1
+        elif r["status"] == "CANCELLED":
+            rec.cancelled += 1
         else:
             rec.rejected[r["reason"]] += 1
     rec.dead_lettered = sum(1 for d in dead_letters if d.value["source_topic"] == orders_topic)

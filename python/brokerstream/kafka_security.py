@@ -26,6 +26,8 @@ BROKER_CN = "broker"
 GATEWAY = "gateway"
 PRINCIPALS = (ADMIN, GATEWAY, "streams", "connect", "flink", "tools")
 ORDERS_TOPIC = "orders"
+# What a member sends: its orders and its cancels. Only the gateway, which checked the member's key, writes them.
+MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
 
 
 @dataclass(frozen=True)
@@ -38,17 +40,17 @@ class Acl:
 
 
 def acls() -> list[Acl]:
-    """The gateway may write orders and nothing else. Every service principal may do anything but
-    that: a DENY beats any ALLOW, so an order can only enter Kafka through the gateway, which checked
-    the member's key. Reading orders stays open to the services that process them."""
-    out = [Acl(GATEWAY, "TOPIC", ORDERS_TOPIC, "WRITE"), Acl(GATEWAY, "TOPIC", ORDERS_TOPIC, "DESCRIBE")]
+    """The gateway may write orders and cancels and nothing else. Every service principal may do anything
+    but that: a DENY beats any ALLOW, so an order or a cancel can only enter Kafka through the gateway,
+    which checked the member's key. Reading them stays open to the services that process them."""
+    out = [Acl(GATEWAY, "TOPIC", t, op) for t in MEMBER_TOPICS for op in ("WRITE", "DESCRIBE")]
     for p in PRINCIPALS:
         if p in (ADMIN, GATEWAY):
             continue
         out += [Acl(p, "TOPIC", "*", "ALL"), Acl(p, "GROUP", "*", "ALL"), Acl(p, "TRANSACTIONAL_ID", "*", "ALL"),
                 Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE"), Acl(p, "CLUSTER", "kafka-cluster", "IDEMPOTENT_WRITE"),
                 Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE_CONFIGS"),
-                Acl(p, "TOPIC", ORDERS_TOPIC, "WRITE", "DENY")]
+                *(Acl(p, "TOPIC", t, "WRITE", "DENY") for t in MEMBER_TOPICS)]
     return out
 
 

@@ -24,6 +24,7 @@ CREATE TABLE orders (
   short_sale BOOLEAN NOT NULL,
   client_ts TIMESTAMP(3) NOT NULL,
   trace_id STRING,
+  time_in_force STRING NOT NULL,
   kafka_ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL
 ) WITH (
   'connector' = 'kafka',

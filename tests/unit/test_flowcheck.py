@@ -34,3 +34,17 @@ def test_records_decided_by_the_other_architecture_are_left_out():
     # same offset on another partition is another record
     assert replay_positions(orders, fills, {(1, 0)})["A1|EQ1"][0] == 6
     assert replay_positions(orders, fills, {(0, 0), (0, 1)})["A1|EQ1"] == (7, Decimal("90.000000"), Decimal(0))
+
+
+def test_cancelled_orders_balance_the_count_and_a_working_one_is_missing():
+    from brokerstream.flowcheck import reconcile
+
+    def result(order_id, status, reason=None):
+        return Message(None, {"member_id": "M1", "order_id": order_id, "status": status, "reason": reason}, 0, 0, 0)
+
+    keys = [result_key("M1", o) for o in ("a", "b", "c", "d")]
+    rec = reconcile(keys, [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], [])
+    assert (rec.accepted, sum(rec.rejected.values()), rec.cancelled) == (1, 1, 1)
+    assert rec.missing == [result_key("M1", "d")] and not rec.balanced
+    rec = reconcile(keys[:3], [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], [])
+    assert rec.balanced and rec.summary()["cancelled"] == 1

@@ -104,15 +104,16 @@ def test_every_client_logs_in_as_its_own_principal_and_order_writers_as_the_gate
         client_conf(cfg, "mallory")
 
 
-def test_only_the_gateway_may_write_orders(tmp_path):
+def test_only_the_gateway_may_write_orders_and_cancels(tmp_path):
     acls = kafka_security.acls()
-    writers = {a.principal for a in acls if a.resource == "TOPIC" and a.name == "orders"
-               and a.operation == "WRITE" and a.permission == "ALLOW"}
-    assert writers == {"gateway"}
-    for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway"}:
-        # a principal allowed every topic is denied orders explicitly (DENY wins over ALLOW)
-        assert kafka_security.Acl(p, "TOPIC", "orders", "WRITE", "DENY") in acls
-    assert all(a.name == "orders" for a in acls if a.principal == "gateway")
+    for topic in ("orders", "order-commands"):
+        writers = {a.principal for a in acls if a.resource == "TOPIC" and a.name == topic
+                   and a.operation == "WRITE" and a.permission == "ALLOW"}
+        assert writers == {"gateway"}
+        for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway"}:
+            # a principal allowed every topic is denied them explicitly (DENY wins over ALLOW)
+            assert kafka_security.Acl(p, "TOPIC", topic, "WRITE", "DENY") in acls
+    assert {a.name for a in acls if a.principal == "gateway"} == {"orders", "order-commands"}
 
 
 def test_scram_users_reach_the_format_through_an_argument_file(tmp_path):

@@ -76,9 +76,12 @@ def _timestamp(ms: int) -> bytes:
     return _last_ts.encoded
 
 
+_TIME_IN_FORCE = {"IOC": 0, "GTC": 1}  # TimeInForce.avsc, in symbol order
+
+
 def encode_order(header: bytes, strings: StringCache, order_id: str, account_id: str, instrument_id: str,
                  side: str, quantity: int, limit_micros: int | None, short_sale: bool, client_ts_ms: int,
-                 trace_id: str | None) -> bytes:
+                 trace_id: str | None, time_in_force: str = "IOC") -> bytes:
     """Order.avsc, fields in schema order."""
     return b"".join((
         header,
@@ -91,6 +94,7 @@ def encode_order(header: bytes, strings: StringCache, order_id: str, account_id:
         b"\x01" if short_sale else b"\x00",
         _timestamp(client_ts_ms),
         b"\x00" if trace_id is None else b"\x02" + string_bytes(trace_id),
+        long_bytes(_TIME_IN_FORCE[time_in_force]),
     ))
 
 

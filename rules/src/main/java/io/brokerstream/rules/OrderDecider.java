@@ -38,6 +38,16 @@ public final class OrderDecider {
 
   public Decision decide(Order order, String memberKey, Instant received, ReferenceData ref, PositionState position,
       RiskState risk) {
+    return decide(order, memberKey, received, ref, position, risk, null, 0);
+  }
+
+  /**
+   * The same decision at a price the broker already has instead of the latest one (a crossing tick's for a
+   * triggered working order; the limit, when checking whether a working order may rest), with
+   * {@code reserved} of the member's buying power held for its other working orders.
+   */
+  public Decision decide(Order order, String memberKey, Instant received, ReferenceData ref, PositionState position,
+      RiskState risk, Long atPrice, long reserved) {
     long quantity = order.getQuantity();
     if (quantity <= 0 || quantity > maxQuantity) {
       return reject(ReasonCode.INVALID_QUANTITY, "quantity must be between 1 and " + maxQuantity + ", got " + quantity);
@@ -82,22 +92,19 @@ public final class OrderDecider {
     }
 
     String underlying = option ? instrument.getUnderlyingId() : instrument.getInstrumentId();
-    Long spot = ref.priceMicros(underlying);
-    if (spot == null) {
-      return reject(ReasonCode.NO_PRICE, "no price yet for " + underlying);
-    }
     long fill;
-    if (option) {
-      Double sigma = ref.volatility(underlying);
-      if (sigma == null) {
+    if (atPrice != null) {
+      fill = atPrice;
+    } else {
+      Long spot = ref.priceMicros(underlying);
+      if (spot == null) {
+        return reject(ReasonCode.NO_PRICE, "no price yet for " + underlying);
+      }
+      Long priced = price(instrument, spot, ref.volatility(underlying), received);
+      if (priced == null) {
         return reject(ReasonCode.NO_PRICE, "no volatility for " + underlying);
       }
-      fill = Micros.ofModel(pricer.price(OptionType.of(instrument.getOptionType()),
-          ExerciseStyle.valueOf(instrument.getExerciseStyle()), Micros.toModel(spot),
-          Micros.toModel(Micros.of(instrument.getStrike())), pricer.yearsToExpiry(instrument.getMaturity().toEpochDay(), received.toEpochMilli()),
-          sigma));
-    } else {
-      fill = spot;
+      fill = priced;
     }
     boolean buy = order.getSide() == Side.BUY;
     if (limit != null && (buy ? fill > limit : fill < limit)) {
@@ -120,9 +127,10 @@ public final class OrderDecider {
       if (committed > risk.committed()) {
         long power = Math.addExact(Math.addExact(ref.depositedCash(member.getMemberId()), realized),
             Micros.of(member.getCreditLimit()));
-        if (committed > power) {
+        if (Math.addExact(committed, reserved) > power) {
           return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "member " + member.getMemberId() + " would commit "
-              + Micros.format(committed) + " against buying power " + Micros.format(power));
+              + Micros.format(committed) + (reserved > 0 ? " with " + Micros.format(reserved) + " reserved for working orders" : "")
+              + " against buying power " + Micros.format(power));
         }
       }
       long cashDelta = -Math.multiplyExact(Micros.times(fill, signed), multiplier);
@@ -131,6 +139,23 @@ public final class OrderDecider {
     } catch (ArithmeticException overflow) {
       return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "order value beyond what any account can hold");
     }
+  }
+
+  /**
+   * An instrument's price per unit at its equity's price {@code spot}, at broker time {@code at}: the equity's
+   * own price, or an option's model value (null when the equity has no volatility to price it with).
+   */
+  public Long price(Instrument instrument, long spot, Double sigma, Instant at) {
+    if (!"OPTION".equals(instrument.getInstrumentType())) {
+      return spot;
+    }
+    if (sigma == null) {
+      return null;
+    }
+    return Micros.ofModel(pricer.price(OptionType.of(instrument.getOptionType()),
+        ExerciseStyle.valueOf(instrument.getExerciseStyle()), Micros.toModel(spot),
+        Micros.toModel(Micros.of(instrument.getStrike())),
+        pricer.yearsToExpiry(instrument.getMaturity().toEpochDay(), at.toEpochMilli()), sigma));
   }
 
   private static Decision reject(ReasonCode reason, String detail) {

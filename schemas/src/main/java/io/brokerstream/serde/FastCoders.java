@@ -1,6 +1,7 @@
 package io.brokerstream.serde;
 
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.RealizedPnl;
@@ -137,6 +138,7 @@ final class FastCoders {
     out.writeBoolean(o.getShortSale());
     out.writeLong(millis(o.getClientTs()));
     optionalString(out, o.getTraceId());
+    out.writeEnum(o.getTimeInForce().ordinal());
   }
 
   private static Order readOrder(Decoder in) throws IOException {
@@ -150,6 +152,7 @@ final class FastCoders {
     o.setShortSale(in.readBoolean());
     o.setClientTs(Instant.ofEpochMilli(in.readLong()));
     o.setTraceId(in.readIndex() == 0 ? null : in.readString());
+    o.setTimeInForce(TimeInForce.values()[in.readEnum()]);
     return o;
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
@@ -76,7 +77,8 @@ class FastCodersTest {
       sameBytes(Order.class, Order.newBuilder().setOrderId(text()).setAccountId(text()).setInstrumentId(text())
           .setSide(Side.values()[rng.nextInt(2)]).setQuantity(rng.nextLong())
           .setLimitPrice(rng.nextBoolean() ? null : money()).setShortSale(rng.nextBoolean()).setClientTs(ts())
-          .setTraceId(rng.nextBoolean() ? null : text()).build());
+          .setTraceId(rng.nextBoolean() ? null : text())
+          .setTimeInForce(TimeInForce.values()[rng.nextInt(TimeInForce.values().length)]).build());
     }
   }
 

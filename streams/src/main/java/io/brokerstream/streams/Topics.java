@@ -17,6 +17,14 @@ public final class Topics {
   public static final String ORDER_RESULTS = "order-results";
   public static final String POSITIONS = "positions";
   public static final String REALIZED_PNL = "realized-pnl";
+  /** A member's cancels, keyed by member like its orders. */
+  public static final String ORDER_COMMANDS = "order-commands";
+  /** Working orders by the equity whose ticks price them. */
+  public static final String ORDERS_RESTING = "orders.resting";
+  /** Crossed working orders, back to their member. */
+  public static final String ORDER_TRIGGERS = "order-triggers";
+  /** An order's steps between arrival and final result. */
+  public static final String ORDER_EVENTS = "order-events";
   public static final String DEAD_LETTERS = "dlq.streams";
   /** Price ticks the broker refused (non-positive, absurd, unknown instrument), with the fault. */
   public static final String DEAD_TICKS = "dlq.ticks";

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.Side;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -24,7 +25,7 @@ import java.util.UUID;
 final class OrderRequests {
   static final int MAX_BATCH = 1000;
   private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
-      "limit_price", "short_sale", "client_ts", "trace_id");
+      "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force");
   /** Order ids: what FIX ClOrdIDs and UUIDs use; never the '|' that joins member and id in keys. */
   private static final java.util.regex.Pattern ORDER_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,64}");
   /** The client's clock may be off, but not by more than a day: further is not a send time. */
@@ -126,7 +127,16 @@ final class OrderRequests {
     if (shortSale != null && !shortSale.isNull() && !shortSale.isBoolean()) {
       throw HttpError.badField(at + "short_sale", "must be true or false, got " + shortSale);
     }
+    JsonNode tif = node.get("time_in_force");
+    TimeInForce timeInForce = TimeInForce.IOC;
+    if (tif != null && !tif.isNull()) {
+      if (!tif.isTextual() || !Set.of("IOC", "GTC").contains(tif.asText())) {
+        throw HttpError.badField(at + "time_in_force", "must be \"IOC\" or \"GTC\", got " + abbreviate(tif.toString()));
+      }
+      timeInForce = TimeInForce.valueOf(tif.asText());
+    }
     return Order.newBuilder()
+        .setTimeInForce(timeInForce)
         .setOrderId(orderId != null ? orderId : UUID.randomUUID().toString())
         .setAccountId(text(node, at, "account_id", true, 64))
         .setInstrumentId(text(node, at, "instrument_id", true, 64))

@@ -1,5 +1,7 @@
 package io.brokerstream.streams.state;
 
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
@@ -68,6 +70,72 @@ public final class StateSerdes {
           }
           ByteBuffer b = versioned(bytes, -1);
           return new AccountEntry(string(b), string(b), string(b), b.getLong(), b.get() == 1);
+        });
+  }
+
+  /** A working order: when it arrived, what it reserves, its equity, and the order itself (Avro). */
+  public static Serde<OpenOrder> openOrders() {
+    return Serdes.serdeFrom(
+        (Serializer<OpenOrder>) (topic, o) -> {
+          if (o == null) {
+            return null;
+          }
+          byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
+          byte[] order;
+          try {
+            ByteBuffer encoded = o.order().toByteBuffer();
+            order = new byte[encoded.remaining()];
+            encoded.get(order);
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException("a working order that Avro cannot encode", e);
+          }
+          return ByteBuffer.allocate(1 + 16 + 8 + underlying.length + order.length).put(V1)
+              .putLong(o.receivedMs()).putLong(o.reserved()).putInt(underlying.length).put(underlying)
+              .putInt(order.length).put(order).array();
+        },
+        (Deserializer<OpenOrder>) (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          ByteBuffer b = versioned(bytes, -1);
+          long received = b.getLong();
+          long reserved = b.getLong();
+          String underlying = string(b);
+          byte[] order = new byte[b.getInt()];
+          b.get(order);
+          try {
+            return new OpenOrder(Order.fromByteBuffer(ByteBuffer.wrap(order)), received, reserved, underlying);
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException("a working order that Avro cannot decode", e);
+          }
+        });
+  }
+
+  /** A book entry: the working order as the book knows it (Avro). */
+  public static Serde<RestingOrder> resting() {
+    return Serdes.serdeFrom(
+        (Serializer<RestingOrder>) (topic, r) -> {
+          if (r == null) {
+            return null;
+          }
+          try {
+            ByteBuffer encoded = r.toByteBuffer();
+            byte[] out = new byte[encoded.remaining()];
+            encoded.get(out);
+            return out;
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException("a book entry that Avro cannot encode", e);
+          }
+        },
+        (Deserializer<RestingOrder>) (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          try {
+            return RestingOrder.fromByteBuffer(ByteBuffer.wrap(bytes));
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException("a book entry that Avro cannot decode", e);
+          }
         });
   }
 

@@ -1,12 +1,13 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Order;
-import io.brokerstream.avro.OrderResult;
-import io.brokerstream.avro.OrderStatus;
-import io.brokerstream.avro.Position;
-import io.brokerstream.avro.RealizedPnl;
+import io.brokerstream.avro.OrderEventType;
+import io.brokerstream.avro.ReasonCode;
+import io.brokerstream.avro.RestingOrder;
+import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.money.Micros;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
@@ -26,7 +27,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * One decision per order, in the task that owns the order's member: read the position and the
  * member's risk, decide, and on a fill write both back with the account's cash, then emit the
- * result, the new position and any realized P&L. Under exactly-once the store writes and the emitted
+ * result, the new position and any realized P&L. A GTC limit order whose limit the price does not meet
+ * rests instead, if it could fill at its limit: it holds the buying power that fill would commit, goes on
+ * its equity's book (orders.resting) and is decided again when a tick crosses it ({@link
+ * WorkingOrderProcessor}). Under exactly-once the store writes and the emitted
  * records commit together or not at all.
  *
  * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
@@ -35,16 +39,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The time that decides is the broker's: the order record's append time.
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
-  public static final String RESULTS_SINK = "order-results-sink";
-  public static final String POSITIONS_SINK = "positions-sink";
-  public static final String REALIZED_SINK = "realized-pnl-sink";
+  public static final String RESULTS_SINK = Ledger.RESULTS_SINK;
+  public static final String POSITIONS_SINK = Ledger.POSITIONS_SINK;
+  public static final String REALIZED_SINK = Ledger.REALIZED_SINK;
 
   private final OrderDecider decider;
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
-  private ProcessorContext<String, SpecificRecord> context;
-  private KeyValueStore<String, PositionState> positions;
-  private KeyValueStore<String, RiskState> risk;
-  private KeyValueStore<String, Long> cash;
+  private Ledger ledger;
+  private WorkingOrders working;
   private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
   private final long dedupRetentionMs;
@@ -62,10 +64,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
 
   @Override
   public void init(ProcessorContext<String, SpecificRecord> context) {
-    this.context = context;
-    positions = context.getStateStore(StoreNames.POSITIONS);
-    risk = context.getStateStore(StoreNames.MEMBER_RISK);
-    cash = context.getStateStore(StoreNames.ACCOUNT_CASH);
+    ledger = new Ledger(context);
+    working = new WorkingOrders(context);
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
@@ -85,52 +85,39 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     }
     String member = record.key() == null ? "" : record.key();
     String resultKey = Topics.resultKey(member, order.getOrderId());
-    if (orderIds.get(resultKey) != null) {
-      return; // a retry: the first record of this order was decided and its result stands
+    if (orderIds.get(resultKey) != null || working.working(resultKey)) {
+      return; // a retry: the first record of this order was decided (or works) and its outcome stands
     }
     orderIds.put(resultKey, record.timestamp());
     Instant received = Instant.ofEpochMilli(record.timestamp());
-    String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
-    PositionState position = orElse(positions.get(positionKey), PositionState.FLAT);
-    RiskState memberRisk = member.isEmpty() ? RiskState.NONE : orElse(risk.get(member), RiskState.NONE);
+    PositionState position = ledger.position(order);
+    RiskState memberRisk = ledger.risk(member);
+    long reserved = member.isEmpty() ? 0 : working.reserved(member);
 
-    Decision decision = decider.decide(order, member, received, ref, position, memberRisk);
-    Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
-    OrderResult.Builder result = OrderResult.newBuilder()
-        .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
-        .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
-        .setClientTs(order.getClientTs()).setIngestTs(received)
-        .setProcessedTs(now).setTraceId(order.getTraceId()).setLimitPrice(order.getLimitPrice())
-        .setShortSale(order.getShortSale());
-
-    if (decision instanceof Decision.Rejected rejected) {
-      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
-      decided(record, traced);
-      context.forward(record.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
-      return;
+    Decision decision = decider.decide(order, member, received, ref, position, memberRisk, null, reserved);
+    if (decision instanceof Decision.Rejected r && r.reason() == ReasonCode.LIMIT_NOT_MET
+        && order.getTimeInForce() == TimeInForce.GTC) {
+      // Not now, but it may work: it rests if it could fill at its own limit (short rules, buying power),
+      // holding what that fill would add to the member's committed value.
+      long limit = Micros.of(order.getLimitPrice());
+      decision = decider.decide(order, member, received, ref, position, memberRisk, limit, reserved);
+      if (decision instanceof Decision.Filled atLimit) {
+        long hold = Math.max(0, atLimit.risk().committed() - memberRisk.committed());
+        working.rest(member, resultKey, new OpenOrder(order, record.timestamp(), hold, atLimit.underlyingId()));
+        decided(record, traced);
+        ledger.event(record, member, order.getOrderId(), OrderEventType.OPEN, limit, hold, null, order.getTraceId());
+        ledger.book(record, resting(member, order, atLimit.underlyingId(), record.timestamp(), false));
+        return;
+      }
     }
-    Decision.Filled fill = (Decision.Filled) decision;
-    positions.put(positionKey, fill.position());
-    risk.put(member, fill.risk());
-    cash.put(order.getAccountId(), Math.addExact(orElse(cash.get(order.getAccountId()), 0L), fill.cashDelta()));
-
-    result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
-        .setRealizedPnl(Micros.toDecimal(fill.realized()));
     decided(record, traced);
-    context.forward(record.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
-    context.forward(record.withKey(positionKey).withValue(Position.newBuilder()
-        .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
-        .setUnderlyingId(fill.underlyingId()).setMultiplier(fill.multiplier())
-        .setQuantity(fill.position().quantity()).setAvgCost(Micros.toDecimal(fill.position().avgCost()))
-        .setRealizedPnl(Micros.toDecimal(fill.position().realized())).setVersion(fill.position().version())
-        .setUpdatedTs(now).build()), POSITIONS_SINK);
-    if (fill.closedQuantity() > 0) {
-      context.forward(record.withKey(order.getAccountId()).withValue(RealizedPnl.newBuilder()
-          .setOrderId(order.getOrderId()).setAccountId(order.getAccountId()).setMemberId(member)
-          .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
-          .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
-          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
-    }
+    ledger.decided(record, member, order, record.timestamp(), decision);
+  }
+
+  static RestingOrder resting(String member, Order order, String underlying, long placedMs, boolean removed) {
+    return RestingOrder.newBuilder().setMemberId(member).setOrderId(order.getOrderId())
+        .setInstrumentId(order.getInstrumentId()).setUnderlyingId(underlying).setSide(order.getSide())
+        .setLimitPrice(order.getLimitPrice()).setPlacedTs(Instant.ofEpochMilli(placedMs)).setRemoved(removed).build();
   }
 
   /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */
@@ -138,9 +125,5 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     if (traced) {
       Stages.stamp(record.headers(), Stages.DECIDE_END, Stages.nowMicros());
     }
-  }
-
-  private static <T> T orElse(T value, T fallback) {
-    return value == null ? fallback : value;
   }
 }

@@ -1,6 +1,10 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Account;
+import io.brokerstream.avro.OrderCommand;
+import io.brokerstream.avro.OrderEvent;
+import io.brokerstream.avro.OrderTrigger;
+import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
@@ -16,6 +20,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.BiConsumer;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -43,6 +48,8 @@ import org.apache.kafka.streams.state.Stores;
  *       order flow and the P&L job price with;
  *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
  *       risk, cash and the order ids it already decided, emitting results, positions and realized P&L;
+ *   <li>working (GTC) orders on the book of their equity, beside its ticks; a crossed one goes back to its
+ *       member's task (order-triggers), as does a member's cancel (order-commands), and is decided there;
  *   <li>results materialized by member|order id for the gateway's long polls.
  * </ol>
  */
@@ -91,11 +98,26 @@ public final class OrderTopology {
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.
-    ticks.get("ticks-accepted").mapValues(TickValidator.Checked::tick, Named.as("accepted-tick"))
+    KStream<String, PriceTick> accepted = ticks.get("ticks-accepted")
+        .mapValues(TickValidator.Checked::tick, Named.as("accepted-tick"));
+    accepted
         .toTable(Materialized.<String, PriceTick, KeyValueStore<Bytes, byte[]>>as(StoreNames.LATEST_TICKS)
             .withKeySerde(keys).withValueSerde(serdes.tick()).withLoggingDisabled().withCachingEnabled())
         .toStream()
         .to(Topics.PRICES_LATEST, Produced.with(keys, serdes.tick()));
+
+    // The book of working orders, beside the ticks that cross them: entries from the member tasks and the
+    // accepted ticks meet in one task per equity; crossed orders go back to their member's task.
+    OrderDecider decider = new OrderDecider(
+        MarketModel.load().pricer(),
+        Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
+    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RESTING_BOOK),
+        keys, StateSerdes.resting()).withCachingDisabled());
+    builder.stream(Topics.ORDERS_RESTING, Consumed.with(keys, serdes.of(RestingOrder.class)))
+        .mapValues(entry -> (SpecificRecord) entry, Named.as("book-entry"))
+        .merge(accepted.mapValues(tick -> (SpecificRecord) tick, Named.as("book-tick")), Named.as("book-input"))
+        .process(() -> new BookProcessor(decider, cache), Named.as("book"), StoreNames.RESTING_BOOK)
+        .to(Topics.ORDER_TRIGGERS, Produced.with(keys, serdes.of(OrderTrigger.class)));
 
     // Results by member|order id; the order-results topic itself is the changelog (topology optimization).
     builder.table(Topics.ORDER_RESULTS, Consumed.with(keys, serdes.result()),
@@ -107,10 +129,8 @@ public final class OrderTopology {
 
     Topology topology = builder.build(streamsProps);
 
-    // The decision: one order at a time per member, exactly once.
-    OrderDecider decider = new OrderDecider(
-        MarketModel.load().pricer(),
-        Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
+    // The decision: one order at a time per member, exactly once; a working order's trigger or cancel in
+    // the same task, on the same stores.
     Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
         .addProcessor("decide", () -> new OrderProcessor(decider, cache, dedup), "orders-source")
@@ -122,12 +142,27 @@ public final class OrderTopology {
         // Every order id a member used: many, each written once and read once on arrival, kept a day.
         // On disk (RocksDB, bounded memory), not on the heap; no record cache.
         .addStateStore(memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
-        .addSink(OrderProcessor.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
-            "decide")
-        .addSink(OrderProcessor.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),
-            "decide")
-        .addSink(OrderProcessor.REALIZED_SINK, Topics.REALIZED_PNL, keys.serializer(), serdes.realized().serializer(),
-            "decide");
+        .addSource("commands-source", keys.deserializer(), serdes.of(OrderCommand.class).deserializer(),
+            Topics.ORDER_COMMANDS)
+        .addSource("triggers-source", keys.deserializer(), serdes.of(OrderTrigger.class).deserializer(),
+            Topics.ORDER_TRIGGERS)
+        .addProcessor("working", () -> new WorkingOrderProcessor(decider, cache), "commands-source", "triggers-source")
+        .connectProcessorAndStateStores("working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK,
+            StoreNames.ACCOUNT_CASH, StoreNames.ORDER_IDS)
+        // Working orders: few next to positions, each written when it rests and when it leaves.
+        .addStateStore(memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false), "decide", "working")
+        .addStateStore(memberStore(StoreNames.MEMBER_RESERVED, inMemory, StateSerdes.micros(), true), "decide",
+            "working")
+        .addSink(Ledger.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
+            "decide", "working")
+        .addSink(Ledger.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),
+            "decide", "working")
+        .addSink(Ledger.REALIZED_SINK, Topics.REALIZED_PNL, keys.serializer(), serdes.realized().serializer(),
+            "decide", "working")
+        .addSink(Ledger.EVENTS_SINK, Topics.ORDER_EVENTS, keys.serializer(), serdes.of(OrderEvent.class).serializer(),
+            "decide", "working")
+        .addSink(Ledger.RESTING_SINK, Topics.ORDERS_RESTING, keys.serializer(),
+            serdes.of(RestingOrder.class).serializer(), "decide", "working");
     return topology;
   }
 

@@ -16,6 +16,13 @@ public final class StoreNames {
   public static final String ACCOUNT_CASH = "account-cash";
   /** member|order id -> when the broker received the order: a retry of it books nothing. */
   public static final String ORDER_IDS = "order-ids";
+  /** member|order id -> a working order: the order, when it arrived, what it reserves, its book key. */
+  public static final String OPEN_ORDERS = "open-orders";
+  /** member -> buying power reserved for its working buys. */
+  public static final String MEMBER_RESERVED = "member-reserved";
+  // per equity task (co-partitioned with price-ticks)
+  /** underlying|placed time|member|order id -> a working order, in the order ticks trigger them. */
+  public static final String RESTING_BOOK = "resting-book";
   // per member|order id (partitioned like order-results)
   public static final String ORDER_RESULTS = "order-results-store";
   // dedupes ticks between commits

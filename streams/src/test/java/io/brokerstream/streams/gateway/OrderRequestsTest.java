@@ -29,6 +29,13 @@ class OrderRequestsTest {
   }
 
   @Test
+  void timeInForceIsIocUnlessTheOrderSaysGtc() {
+    assertThat(parse(with("")).getTimeInForce()).isEqualTo(io.brokerstream.avro.TimeInForce.IOC);
+    assertThat(parse(with(",\"time_in_force\":\"GTC\",\"limit_price\":\"9\"")).getTimeInForce())
+        .isEqualTo(io.brokerstream.avro.TimeInForce.GTC);
+  }
+
+  @Test
   void aGoodOrderParses() {
     Order o = parse(with(",\"order_id\":\"ab-1.2:x_y\",\"limit_price\":\"12.5\",\"client_ts\":" + (NOW - 5000)));
     assertThat(o.getOrderId()).isEqualTo("ab-1.2:x_y");
@@ -54,6 +61,8 @@ class OrderRequestsTest {
       "client time far in the past # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":1760000000000} # client_ts",
       "client time beyond 64 bits # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":9223372036854775808} # client_ts",
       "negative client time # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":-9223372036854775808} # client_ts",
+      "unknown time in force # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"time_in_force\":\"FOREVER\"} # time_in_force",
+      "time in force not a string # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"time_in_force\":1} # time_in_force",
       "unknown field # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"admin\":true} # admin",
   })
   void hostileBodiesAre400NamingTheProblem(String what, String body, String mentions) {

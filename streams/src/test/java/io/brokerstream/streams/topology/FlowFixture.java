@@ -6,6 +6,9 @@ import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderCommand;
+import io.brokerstream.avro.OrderEvent;
+import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
@@ -60,6 +63,10 @@ final class FlowFixture implements AutoCloseable {
   final TestOutputTopic<String, PriceTick> pricesOut;
   final TestOutputTopic<String, DeadLetter> deadLetters;
   final TestOutputTopic<String, DeadLetter> deadTicks;
+  final TestInputTopic<String, OrderCommand> commands;
+  final TestInputTopic<String, OrderTrigger> triggersIn;
+  final TestOutputTopic<String, OrderEvent> events;
+  final TestOutputTopic<String, OrderTrigger> triggers;
   private int orderNo;
 
   FlowFixture() {
@@ -99,6 +106,10 @@ final class FlowFixture implements AutoCloseable {
     deadLetters = driver.createOutputTopic(Topics.DEAD_LETTERS, keyOut,
         (topic, bytes) -> dlq.decode(bytes));
     deadTicks = driver.createOutputTopic(Topics.DEAD_TICKS, keyOut, (topic, bytes) -> dlq.decode(bytes));
+    commands = driver.createInputTopic(Topics.ORDER_COMMANDS, keys, serdes.of(OrderCommand.class).serializer());
+    triggersIn = driver.createInputTopic(Topics.ORDER_TRIGGERS, keys, serdes.of(OrderTrigger.class).serializer());
+    events = driver.createOutputTopic(Topics.ORDER_EVENTS, keyOut, serdes.of(OrderEvent.class).deserializer());
+    triggers = driver.createOutputTopic(Topics.ORDER_TRIGGERS, keyOut, serdes.of(OrderTrigger.class).deserializer());
   }
 
   // --- reference data -----------------------------------------------------------------------------

@@ -1,0 +1,121 @@
+package io.brokerstream.streams.topology;
+
+import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderEvent;
+import io.brokerstream.avro.OrderEventType;
+import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.OrderStatus;
+import io.brokerstream.avro.Position;
+import io.brokerstream.avro.RealizedPnl;
+import io.brokerstream.money.Micros;
+import io.brokerstream.rules.Decision;
+import io.brokerstream.rules.PositionState;
+import io.brokerstream.rules.RiskState;
+import io.brokerstream.streams.Topics;
+import java.time.Instant;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Writes a member's decisions: a fill into its positions, risk and cash stores, and every outcome as the
+ * records it emits (result, position, realized P&L, lifecycle event). Shared by the processors of the
+ * member's task (new orders, and the triggers and cancels of working ones), so a fill books the same way
+ * whichever way it came.
+ */
+final class Ledger {
+  static final String RESULTS_SINK = "order-results-sink";
+  static final String POSITIONS_SINK = "positions-sink";
+  static final String REALIZED_SINK = "realized-pnl-sink";
+  static final String EVENTS_SINK = "order-events-sink";
+  static final String RESTING_SINK = "orders-resting-sink";
+
+  private final ProcessorContext<String, SpecificRecord> context;
+  final KeyValueStore<String, PositionState> positions;
+  final KeyValueStore<String, RiskState> risk;
+  private final KeyValueStore<String, Long> cash;
+
+  Ledger(ProcessorContext<String, SpecificRecord> context) {
+    this.context = context;
+    positions = context.getStateStore(StoreNames.POSITIONS);
+    risk = context.getStateStore(StoreNames.MEMBER_RISK);
+    cash = context.getStateStore(StoreNames.ACCOUNT_CASH);
+  }
+
+  PositionState position(Order order) {
+    PositionState p = positions.get(Topics.positionKey(order.getAccountId(), order.getInstrumentId()));
+    return p == null ? PositionState.FLAT : p;
+  }
+
+  RiskState risk(String member) {
+    RiskState r = member.isEmpty() ? null : risk.get(member);
+    return r == null ? RiskState.NONE : r;
+  }
+
+  Instant now() {
+    return Instant.ofEpochMilli(context.currentSystemTimeMs());
+  }
+
+  OrderResult.Builder result(Order order, String member, long receivedMs) {
+    return OrderResult.newBuilder()
+        .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
+        .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
+        .setClientTs(order.getClientTs()).setIngestTs(Instant.ofEpochMilli(receivedMs))
+        .setProcessedTs(now()).setTraceId(order.getTraceId()).setLimitPrice(order.getLimitPrice())
+        .setShortSale(order.getShortSale());
+  }
+
+  /** The final outcome of a decided order: a rejection, or a fill booked into the stores. */
+  void decided(Record<String, ?> in, String member, Order order, long receivedMs, Decision decision) {
+    String resultKey = Topics.resultKey(member, order.getOrderId());
+    OrderResult.Builder result = result(order, member, receivedMs);
+    if (decision instanceof Decision.Rejected rejected) {
+      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
+      context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
+      return;
+    }
+    Decision.Filled fill = (Decision.Filled) decision;
+    String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
+    positions.put(positionKey, fill.position());
+    risk.put(member, fill.risk());
+    Long before = cash.get(order.getAccountId());
+    cash.put(order.getAccountId(), Math.addExact(before == null ? 0L : before, fill.cashDelta()));
+    Instant now = now();
+    result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
+        .setRealizedPnl(Micros.toDecimal(fill.realized()));
+    context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
+    context.forward(in.withKey(positionKey).withValue(Position.newBuilder()
+        .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
+        .setUnderlyingId(fill.underlyingId()).setMultiplier(fill.multiplier())
+        .setQuantity(fill.position().quantity()).setAvgCost(Micros.toDecimal(fill.position().avgCost()))
+        .setRealizedPnl(Micros.toDecimal(fill.position().realized())).setVersion(fill.position().version())
+        .setUpdatedTs(now).build()), POSITIONS_SINK);
+    if (fill.closedQuantity() > 0) {
+      context.forward(in.withKey(order.getAccountId()).withValue(RealizedPnl.newBuilder()
+          .setOrderId(order.getOrderId()).setAccountId(order.getAccountId()).setMemberId(member)
+          .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
+          .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
+          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
+    }
+  }
+
+  /** A working order's final outcome when its member takes it off the book. */
+  void cancelled(Record<String, ?> in, String member, Order order, long receivedMs) {
+    context.forward(in.withKey(Topics.resultKey(member, order.getOrderId())).withValue(result(order, member, receivedMs)
+        .setStatus(OrderStatus.CANCELLED).setReasonDetail("cancelled by the member while working").build()), RESULTS_SINK);
+  }
+
+  void event(Record<String, ?> in, String member, String orderId, OrderEventType type, Long price, Long reserved,
+      String detail, String traceId) {
+    context.forward(in.withKey(Topics.resultKey(member, orderId)).withValue(OrderEvent.newBuilder()
+        .setOrderId(orderId).setMemberId(member).setEvent(type)
+        .setPrice(price == null ? null : Micros.toDecimal(price))
+        .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
+        .setDetail(detail).setTs(now()).setTraceId(traceId).build()), EVENTS_SINK);
+  }
+
+  void book(Record<String, ?> in, io.brokerstream.avro.RestingOrder entry) {
+    context.forward(in.withKey(entry.getUnderlyingId()).withValue(entry), RESTING_SINK);
+  }
+}
