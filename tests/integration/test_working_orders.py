@@ -23,7 +23,8 @@ def _cancel(stack, member: str, order_id: str) -> None:
     fastavro.schemaless_writer(out, fastavro.parse_schema(load_schema("OrderCommand")),
                                {"order_id": order_id, "action": "CANCEL", "client_ts": int(time.time() * 1000),
                                 "trace_id": None})
-    p = Producer({"bootstrap.servers": stack.kafka_bootstrap})
+    # partitioned as Java clients do (murmur2), like the member's orders: the same task must see both
+    p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
     p.produce("order-commands", schema_header(stack, "order-commands", "OrderCommand") + out.getvalue(), member.encode())
     assert p.flush(10) == 0
 
