@@ -81,14 +81,7 @@ public final class StateSerdes {
             return null;
           }
           byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
-          byte[] order;
-          try {
-            ByteBuffer encoded = o.order().toByteBuffer();
-            order = new byte[encoded.remaining()];
-            encoded.get(order);
-          } catch (java.io.IOException e) {
-            throw new IllegalStateException("a working order that Avro cannot encode", e);
-          }
+          byte[] order = avro(o.order()::toByteBuffer, "a working order");
           return ByteBuffer.allocate(1 + 16 + 8 + underlying.length + order.length).put(V1)
               .putLong(o.receivedMs()).putLong(o.reserved()).putInt(underlying.length).put(underlying)
               .putInt(order.length).put(order).array();
@@ -115,17 +108,7 @@ public final class StateSerdes {
   public static Serde<RestingOrder> resting() {
     return Serdes.serdeFrom(
         (Serializer<RestingOrder>) (topic, r) -> {
-          if (r == null) {
-            return null;
-          }
-          try {
-            ByteBuffer encoded = r.toByteBuffer();
-            byte[] out = new byte[encoded.remaining()];
-            encoded.get(out);
-            return out;
-          } catch (java.io.IOException e) {
-            throw new IllegalStateException("a book entry that Avro cannot encode", e);
-          }
+          return r == null ? null : avro(r::toByteBuffer, "a book entry");
         },
         (Deserializer<RestingOrder>) (topic, bytes) -> {
           if (bytes == null) {
@@ -137,6 +120,22 @@ public final class StateSerdes {
             throw new IllegalStateException("a book entry that Avro cannot decode", e);
           }
         });
+  }
+
+  /** An Avro record's single-object encoding (what the generated classes' toByteBuffer gives). */
+  private interface AvroEncoding {
+    ByteBuffer encode() throws java.io.IOException;
+  }
+
+  private static byte[] avro(AvroEncoding encoding, String what) {
+    try {
+      ByteBuffer encoded = encoding.encode();
+      byte[] out = new byte[encoded.remaining()];
+      encoded.get(out);
+      return out;
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(what + " that Avro cannot encode", e);
+    }
   }
 
   private static ByteBuffer versioned(byte[] bytes, int length) {

@@ -2,6 +2,7 @@ package io.brokerstream.streams.topology;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -24,6 +25,7 @@ final class OrderIdSweeper {
   static final int SLICE = 20_000;
 
   private final KeyValueStore<String, Long> ids;
+  private final Predicate<String> inUse;
   private final long retentionMs;
   private final long slackMs;
   private final int slice;
@@ -33,10 +35,19 @@ final class OrderIdSweeper {
   private long nextPassAt = Long.MIN_VALUE;
 
   OrderIdSweeper(KeyValueStore<String, Long> ids, long retentionMs, int slice) {
+    this(ids, retentionMs, slice, id -> false);
+  }
+
+  /**
+   * With {@code inUse}: an expired id it names is kept (a working order may outlive the retention, and its
+   * id must stay taken while it works). Asked only of expired ids, so no order pays for it on arrival.
+   */
+  OrderIdSweeper(KeyValueStore<String, Long> ids, long retentionMs, int slice, Predicate<String> inUse) {
     if (retentionMs <= 0 || slice <= 0) {
       throw new IllegalArgumentException("retention and slice must be positive");
     }
     this.ids = ids;
+    this.inUse = inUse;
     this.retentionMs = retentionMs;
     this.slackMs = retentionMs / 24;
     this.slice = slice;
@@ -58,7 +69,7 @@ final class OrderIdSweeper {
       while (seen < slice && it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
         seen++;
-        if (kv.value < oldestKept) {
+        if (kv.value < oldestKept && !inUse.test(kv.key)) {
           expired.add(kv.key);
         } else {
           passOldest = Math.min(passOldest, kv.value);

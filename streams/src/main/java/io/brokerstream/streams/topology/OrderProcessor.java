@@ -69,7 +69,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
-    OrderIdSweeper sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE);
+    // A working order's id stays taken while it works, however long that is.
+    OrderIdSweeper sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE, working::working);
     context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);
   }
 
@@ -85,7 +86,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     }
     String member = record.key() == null ? "" : record.key();
     String resultKey = Topics.resultKey(member, order.getOrderId());
-    if (orderIds.get(resultKey) != null || working.working(resultKey)) {
+    if (orderIds.get(resultKey) != null) {
       return; // a retry: the first record of this order was decided (or works) and its outcome stands
     }
     orderIds.put(resultKey, record.timestamp());

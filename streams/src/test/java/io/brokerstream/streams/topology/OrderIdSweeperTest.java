@@ -41,6 +41,15 @@ class OrderIdSweeperTest {
   }
 
   @Test
+  void anIdStillInUseOutlivesItsRetention() {
+    put(0, 10, T0);
+    var sweeper = new OrderIdSweeper(ids, HOUR, 100, id -> id.equals("M1|o-000003"));
+    sweeper.sweep(T0 + HOUR + 1);
+    assertThat(count()).isEqualTo(1);
+    assertThat(ids.get("M1|o-000003")).isEqualTo(T0);
+  }
+
+  @Test
   void aFullPassThenNothingIsWalkedUntilTheOldestIdCanExpire() {
     put(0, 50, T0);
     var sweeper = new OrderIdSweeper(ids, 24 * HOUR, 1000);
