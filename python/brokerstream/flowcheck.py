@@ -105,6 +105,7 @@ class Reconciliation:
     results: int = 0
     accepted: int = 0
     cancelled: int = 0
+    expired: int = 0
     rejected: collections.Counter = field(default_factory=collections.Counter)
     dead_lettered: int = 0
     duplicates: list[str] = field(default_factory=list)
@@ -113,11 +114,11 @@ class Reconciliation:
     @property
     def balanced(self) -> bool:
         return (not self.duplicates and self.accepted + sum(self.rejected.values()) + self.cancelled
-                + self.dead_lettered == self.produced)
+                + self.expired + self.dead_lettered == self.produced)
 
     def summary(self) -> dict:
         return {"produced": self.produced, "accepted": self.accepted, "rejected": sum(self.rejected.values()),
-                "cancelled": self.cancelled,
+                "cancelled": self.cancelled, "expired": self.expired,
                 "rejected_by_reason": dict(sorted(self.rejected.items())), "dead_lettered": self.dead_lettered,
                 "duplicates": len(self.duplicates), "missing": len(self.missing), "balanced": self.balanced}
 
@@ -129,7 +130,7 @@ def result_key(member_id: str, order_id: str) -> str:
 
 def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: list[Message],
               orders_topic: str = "orders") -> Reconciliation:
-    """produced = accepted + rejected + cancelled + dead-lettered, with no order decided twice (an order
+    """produced = accepted + rejected + cancelled + expired + dead-lettered, with no order decided twice (an order
     still working has no result yet and counts as missing). Orders are named
     by result_key(member, order id); a retry of an order (a second record of the same member and id)
     is the same order and gets no second result."""
@@ -148,6 +149,8 @@ def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: l
             rec.accepted += 1
         elif r["status"] == "CANCELLED":
             rec.cancelled += 1
+        elif r["status"] == "EXPIRED":
+            rec.expired += 1
         else:
             rec.rejected[r["reason"]] += 1
     rec.dead_lettered = sum(1 for d in dead_letters if d.value["source_topic"] == orders_topic)

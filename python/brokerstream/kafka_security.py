@@ -26,7 +26,7 @@ BROKER_CN = "broker"
 GATEWAY = "gateway"
 PRINCIPALS = (ADMIN, GATEWAY, "streams", "connect", "flink", "tools")
 ORDERS_TOPIC = "orders"
-# What a member sends: its orders and its cancels. Only the gateway, which checked the member's key, writes them.
+# What a member sends: its orders and its cancels and amends. Only the gateway, which checked the member's key, writes them.
 MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
 
 

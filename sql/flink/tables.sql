@@ -25,6 +25,7 @@ CREATE TABLE orders (
   client_ts TIMESTAMP(3) NOT NULL,
   trace_id STRING,
   time_in_force STRING NOT NULL,
+  stop_price DECIMAL(18, 6),
   kafka_ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL
 ) WITH (
   'connector' = 'kafka',

@@ -46,11 +46,13 @@ def test_orders_match_fastavro_byte_for_byte():
             "quantity": rng.choice([0, -1, 1, 63, 64, -65, 10**8, rng.randrange(-2**62, 2**62)]),
             "limit_price": None if limit is None else Decimal(limit).scaleb(-6),
             "short_sale": rng.random() < 0.5, "client_ts": rng.randrange(0, 2**41),
-            "trace_id": rng.choice([None, "t-1"]), "time_in_force": rng.choice(["IOC", "GTC"]),
+            "trace_id": rng.choice([None, "t-1"]), "time_in_force": rng.choice(["IOC", "GTC", "DAY"]),
         }
+        stop = rng.choice([None, 1, 250_000_000])
+        record["stop_price"] = None if stop is None else Decimal(stop).scaleb(-6)
         ours = encode_order(HEADER, strings, record["order_id"], record["account_id"], record["instrument_id"],
                             record["side"], record["quantity"], limit, record["short_sale"], record["client_ts"],
-                            record["trace_id"], record["time_in_force"])
+                            record["trace_id"], record["time_in_force"], stop)
         decoded = read(ORDER, ours)
         decoded["client_ts"] = millis(decoded["client_ts"])
         assert decoded == record

@@ -48,3 +48,16 @@ def test_cancelled_orders_balance_the_count_and_a_working_one_is_missing():
     assert rec.missing == [result_key("M1", "d")] and not rec.balanced
     rec = reconcile(keys[:3], [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], [])
     assert rec.balanced and rec.summary()["cancelled"] == 1
+
+
+def test_expired_day_orders_balance_the_count():
+    from brokerstream.flowcheck import reconcile
+
+    def result(order_id, status):
+        return Message(None, {"member_id": "M1", "order_id": order_id, "status": status, "reason": None}, 0, 0, 0)
+
+    keys = [result_key("M1", o) for o in ("a", "b")]
+    rec = reconcile(keys, [result("a", "EXPIRED"), result("b", "CANCELLED")], [])
+    assert rec.balanced and rec.summary()["expired"] == 1 and rec.summary()["cancelled"] == 1
+    rec = reconcile(keys, [result("a", "EXPIRED"), result("a", "EXPIRED"), result("b", "ACCEPTED")], [])
+    assert not rec.balanced and rec.duplicates == [result_key("M1", "a")]

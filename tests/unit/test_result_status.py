@@ -1,5 +1,5 @@
 """The collector reads an order result's status from its bytes without decoding it: every status of the
-schema, CANCELLED (a working order taken off) included, lands in its own count."""
+schema, CANCELLED (a working order taken off) and EXPIRED (a DAY order at the close) included, lands in its own count."""
 import datetime as dt
 import io
 from decimal import Decimal

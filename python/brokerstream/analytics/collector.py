@@ -35,11 +35,11 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
         shift += 7
 
 
-STATUS_COUNTS = ("orders_accepted", "orders_rejected", "orders_cancelled")  # by OrderStatus symbol
+STATUS_COUNTS = ("orders_accepted", "orders_rejected", "orders_cancelled", "orders_expired")  # by OrderStatus symbol
 
 
 def result_status(value: bytes) -> int:
-    """0 ACCEPTED, 1 REJECTED, 2 CANCELLED: read from an OrderResult's bytes without decoding the rest."""
+    """0 ACCEPTED, 1 REJECTED, 2 CANCELLED, 3 EXPIRED: read from an OrderResult's bytes without decoding the rest."""
     i = 5
     for _ in range(4):  # order_id, member_id, account_id, instrument_id
         length, i = _varint(value, i)
@@ -96,7 +96,7 @@ class Collector:
         self.stage_rows: list[list] = []
         self.lag_rows: list[list] = []
         self.latency_rows: list[list] = []
-        self.counts = {"orders_accepted": 0, "orders_rejected": 0, "orders_cancelled": 0}
+        self.counts = dict.fromkeys(STATUS_COUNTS, 0)
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._sample_loop, daemon=True),
                          threading.Thread(target=self._results_loop, daemon=True),

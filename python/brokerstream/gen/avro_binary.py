@@ -76,12 +76,13 @@ def _timestamp(ms: int) -> bytes:
     return _last_ts.encoded
 
 
-_TIME_IN_FORCE = {"IOC": 0, "GTC": 1}  # TimeInForce.avsc, in symbol order
+_TIME_IN_FORCE = {"IOC": 0, "GTC": 1, "DAY": 2}  # TimeInForce.avsc, in symbol order
 
 
 def encode_order(header: bytes, strings: StringCache, order_id: str, account_id: str, instrument_id: str,
                  side: str, quantity: int, limit_micros: int | None, short_sale: bool, client_ts_ms: int,
-                 trace_id: str | None, time_in_force: str = "IOC") -> bytes:
+                 trace_id: str | None, time_in_force: str = "IOC",
+                 stop_micros: int | None = None) -> bytes:
     """Order.avsc, fields in schema order."""
     return b"".join((
         header,
@@ -95,6 +96,7 @@ def encode_order(header: bytes, strings: StringCache, order_id: str, account_id:
         _timestamp(client_ts_ms),
         b"\x00" if trace_id is None else b"\x02" + string_bytes(trace_id),
         long_bytes(_TIME_IN_FORCE[time_in_force]),
+        b"\x00" if stop_micros is None else b"\x02" + decimal_bytes(stop_micros),
     ))
 
 

@@ -5,6 +5,7 @@ import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.ExerciseStyle;
 import io.brokerstream.pricing.OptionPricer;
@@ -56,6 +57,21 @@ public final class OrderDecider {
     if (limit != null && (limit <= 0 || limit > maxPrice)) {
       return reject(ReasonCode.INVALID_PRICE, "limit price must be above 0 and at most "
           + Micros.format(maxPrice) + ", got " + Micros.format(limit));
+    }
+    if (order.getStopPrice() != null) {
+      long stop = Micros.of(order.getStopPrice());
+      if (stop <= 0 || stop > maxPrice) {
+        return reject(ReasonCode.INVALID_PRICE, "stop price must be above 0 and at most "
+            + Micros.format(maxPrice) + ", got " + Micros.format(stop));
+      }
+      if (limit != null) {
+        return reject(ReasonCode.INVALID_PRICE, "a stop order becomes a market order when a tick touches its stop:"
+            + " send it without a limit price (stop-limit orders are not supported)");
+      }
+      if (order.getTimeInForce() == TimeInForce.IOC) {
+        return reject(ReasonCode.INVALID_PRICE, "a stop order works until a tick touches its stop:"
+            + " time_in_force must be DAY or GTC, not IOC");
+      }
     }
 
     AccountEntry account = ref.account(order.getAccountId());
@@ -139,6 +155,20 @@ public final class OrderDecider {
     } catch (ArithmeticException overflow) {
       return reject(ReasonCode.INSUFFICIENT_BUYING_POWER, "order value beyond what any account can hold");
     }
+  }
+
+  /**
+   * What the instrument would fill at now, at broker time {@code at}: its equity's latest price, or an
+   * option's model value from it; null when the instrument is unknown or has no price yet.
+   */
+  public Long marketPrice(String instrumentId, ReferenceData ref, Instant at) {
+    Instrument instrument = ref.instrument(instrumentId);
+    if (instrument == null) {
+      return null;
+    }
+    String underlying = instrument.getUnderlyingId() == null ? instrumentId : instrument.getUnderlyingId();
+    Long spot = ref.priceMicros(underlying);
+    return spot == null ? null : price(instrument, spot, ref.volatility(underlying), at);
   }
 
   /**

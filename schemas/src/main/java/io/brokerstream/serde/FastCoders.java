@@ -139,6 +139,7 @@ final class FastCoders {
     out.writeLong(millis(o.getClientTs()));
     optionalString(out, o.getTraceId());
     out.writeEnum(o.getTimeInForce().ordinal());
+    optionalMoney(out, o.getStopPrice());
   }
 
   private static Order readOrder(Decoder in) throws IOException {
@@ -153,6 +154,7 @@ final class FastCoders {
     o.setClientTs(Instant.ofEpochMilli(in.readLong()));
     o.setTraceId(in.readIndex() == 0 ? null : in.readString());
     o.setTimeInForce(TimeInForce.values()[in.readEnum()]);
+    o.setStopPrice(in.readIndex() == 0 ? null : readMoney(in));
     return o;
   }
 

@@ -78,7 +78,8 @@ class FastCodersTest {
           .setSide(Side.values()[rng.nextInt(2)]).setQuantity(rng.nextLong())
           .setLimitPrice(rng.nextBoolean() ? null : money()).setShortSale(rng.nextBoolean()).setClientTs(ts())
           .setTraceId(rng.nextBoolean() ? null : text())
-          .setTimeInForce(TimeInForce.values()[rng.nextInt(TimeInForce.values().length)]).build());
+          .setTimeInForce(TimeInForce.values()[rng.nextInt(TimeInForce.values().length)])
+          .setStopPrice(rng.nextBoolean() ? null : money()).build());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.brokerstream.streams;
 
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
@@ -79,6 +80,7 @@ public final class BrokerApp {
     OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
         ClientLogin.load(settings.get("gateway.kafka-login")),
         AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")),
+        AvroCodec.specific(OrderCommand.class, registry, settings.getBoolean("registry.auto-register")),
         settings.getInt("gateway.linger-ms"), settings.get("gateway.compression"));
     Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderCommand;
+import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.money.Micros;
 import io.brokerstream.streams.AppSettings;
@@ -52,6 +54,9 @@ import org.slf4j.LoggerFactory;
  *   POST /orders              one order          -> 202 {order_id, ...}
  *   POST /orders:batch        up to 1000 orders   -> 202 {orders: [...]}, all or none
  *   GET  /orders/{id}?wait_ms long-polls until the result exists
+ *   DELETE /orders/{id}       cancel a working order -> its final result (CANCELLED, or the fill that won)
+ *   PATCH  /orders/{id}       amend a working order's quantity, limit or stop -> 202
+ *   GET  /members/{id}/orders?status=OPEN  the member's working orders
  *   GET  /accounts/{id}/positions
  *   GET  /members/{id}/risk
  *   GET  /health, /openapi.yaml
@@ -68,6 +73,7 @@ public final class Gateway implements AutoCloseable {
   private static final Pattern ORDER = Pattern.compile("^/orders/([^/]+)$");
   private static final Pattern POSITIONS = Pattern.compile("^/accounts/([^/]+)/positions$");
   private static final Pattern RISK = Pattern.compile("^/members/([^/]+)/risk$");
+  private static final Pattern MEMBER_ORDERS = Pattern.compile("^/members/([^/]+)/orders$");
 
   private final ObjectMapper json = OrderRequests.strictJson();
   private final KafkaStreams streams;
@@ -153,6 +159,12 @@ public final class Gateway implements AutoCloseable {
         placeBatch(ex, member, received);
       } else if (method.equals("GET") && (m = ORDER.matcher(path)).matches()) {
         result(ex, member, RequestInput.segment(m.group(1), "order id"));
+      } else if (method.equals("DELETE") && (m = ORDER.matcher(path)).matches()) {
+        cancel(ex, member, RequestInput.segment(m.group(1), "order id"));
+      } else if (method.equals("PATCH") && (m = ORDER.matcher(path)).matches()) {
+        amend(ex, member, RequestInput.segment(m.group(1), "order id"));
+      } else if (method.equals("GET") && (m = MEMBER_ORDERS.matcher(path)).matches()) {
+        openOrders(ex, member, RequestInput.segment(m.group(1), "member id"));
       } else if (method.equals("GET") && (m = POSITIONS.matcher(path)).matches()) {
         positions(ex, member, RequestInput.segment(m.group(1), "account id"));
       } else if (method.equals("GET") && (m = RISK.matcher(path)).matches()) {
@@ -235,6 +247,100 @@ public final class Gateway implements AutoCloseable {
     node.put("status", "SUBMITTED");
     node.put("result", "/orders/" + order.getOrderId());
     return node;
+  }
+
+  // --- working orders: cancel, amend, list ---------------------------------------------------------
+  /**
+   * Writes the cancel, then answers as GET /orders/{id} does: with the order's final result, CANCELLED when
+   * the cancel won, ACCEPTED (or REJECTED) when a fill got there first. 409 when the order already ended.
+   */
+  private void cancel(HttpExchange ex, String member, String orderId) {
+    refuseWhenEnded(member, orderId, "cancel");
+    submitter.command(member, OrderRequests.cancel(orderId, System.currentTimeMillis()))
+        .whenCompleteAsync((meta, err) -> {
+          if (err != null) {
+            error(ex, new HttpError(503, "cancel not accepted: cannot write to Kafka: " + err.getMessage()));
+            return;
+          }
+          try {
+            result(ex, member, orderId);
+          } catch (HttpError e) {
+            error(ex, e);
+          }
+        }, workers);
+  }
+
+  /**
+   * Writes the amend: 202, and the order's new terms show in GET /members/{id}/orders?status=OPEN (or it
+   * fills, and GET /orders/{id} has the result); a refused amend leaves it unchanged, with the reason in its
+   * history (order-events). 409 when the order already ended.
+   */
+  private void amend(HttpExchange ex, String member, String orderId) {
+    OrderCommand command = requests.amend(RequestInput.jsonBody(ex, maxBodyBytes), orderId, System.currentTimeMillis());
+    refuseWhenEnded(member, orderId, "amend");
+    submitter.command(member, command).whenCompleteAsync((meta, err) -> {
+      if (err != null) {
+        error(ex, new HttpError(503, "amend not accepted: cannot write to Kafka: " + err.getMessage()));
+        return;
+      }
+      ObjectNode node = json.createObjectNode();
+      node.put("order_id", orderId);
+      node.put("status", "AMEND_REQUESTED");
+      node.put("open_orders", "/members/" + member + "/orders?status=OPEN");
+      node.put("result", "/orders/" + orderId);
+      send(ex, 202, node);
+    }, workers);
+  }
+
+  /** 409 for an order whose final result this instance holds: nothing is left to cancel or amend. */
+  private void refuseWhenEnded(String member, String orderId, String what) {
+    String key = Topics.resultKey(member, orderId);
+    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
+    if (queries.isLocal(where)) {
+      OrderResult ended = queries.result(where, key);
+      if (ended != null) {
+        throw new HttpError(409, "cannot " + what + " order " + orderId + ": it is not working, it ended "
+            + ended.getStatus());
+      }
+    }
+  }
+
+  /** A member's working orders, from its task's open-orders store. */
+  private void openOrders(HttpExchange ex, String member, String memberId) {
+    if (!memberId.equals(member)) {
+      throw new HttpError(403, "you may list only your own orders (member " + member + ")");
+    }
+    String status = RequestInput.queryText(ex, "status", "OPEN");
+    if (!status.equals("OPEN")) {
+      throw HttpError.badField("status", "only OPEN (working orders) is listed here; an order that ended is at "
+          + "GET /orders/{id}, its history in the account statement");
+    }
+    KeyQueryMetadata where = queries.locate(StoreNames.OPEN_ORDERS, memberId);
+    if (!queries.isLocal(where)) {
+      forward(ex, where.activeHost());
+      return;
+    }
+    ObjectNode body = json.createObjectNode();
+    body.put("member_id", memberId);
+    ArrayNode list = body.putArray("orders");
+    for (OpenOrder open : queries.openOrders(where, memberId)) {
+      Order o = open.order();
+      ObjectNode node = list.addObject();
+      node.put("order_id", o.getOrderId());
+      node.put("status", "OPEN");
+      node.put("account_id", o.getAccountId());
+      node.put("instrument_id", o.getInstrumentId());
+      node.put("side", o.getSide().name());
+      node.put("quantity", o.getQuantity());
+      node.put("limit_price", o.getLimitPrice() == null ? null : o.getLimitPrice().toPlainString());
+      node.put("stop_price", o.getStopPrice() == null ? null : o.getStopPrice().toPlainString());
+      node.put("time_in_force", o.getTimeInForce().name());
+      node.put("reserved", Micros.format(open.reserved()));
+      node.put("ingest_ts", java.time.Instant.ofEpochMilli(open.receivedMs()).toString());
+      node.put("placed_ts", java.time.Instant.ofEpochMilli(open.placedMs()).toString());
+      node.put("expires_ts", open.expiresMs() == 0 ? null : java.time.Instant.ofEpochMilli(open.expiresMs()).toString());
+    }
+    send(ex, 200, body);
   }
 
   // --- results -------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderAction;
+import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.Side;
 import java.io.IOException;
@@ -25,7 +27,8 @@ import java.util.UUID;
 final class OrderRequests {
   static final int MAX_BATCH = 1000;
   private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
-      "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force");
+      "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force", "stop_price");
+  private static final Set<String> AMEND_FIELDS = Set.of("quantity", "limit_price", "stop_price", "trace_id");
   /** Order ids: what FIX ClOrdIDs and UUIDs use; never the '|' that joins member and id in keys. */
   private static final java.util.regex.Pattern ORDER_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,64}");
   /** The client's clock may be off, but not by more than a day: further is not a send time. */
@@ -130,8 +133,9 @@ final class OrderRequests {
     JsonNode tif = node.get("time_in_force");
     TimeInForce timeInForce = TimeInForce.IOC;
     if (tif != null && !tif.isNull()) {
-      if (!tif.isTextual() || !Set.of("IOC", "GTC").contains(tif.asText())) {
-        throw HttpError.badField(at + "time_in_force", "must be \"IOC\" or \"GTC\", got " + abbreviate(tif.toString()));
+      if (!tif.isTextual() || !Set.of("IOC", "GTC", "DAY").contains(tif.asText())) {
+        throw HttpError.badField(at + "time_in_force", "must be \"IOC\", \"DAY\" or \"GTC\", got "
+            + abbreviate(tif.toString()));
       }
       timeInForce = TimeInForce.valueOf(tif.asText());
     }
@@ -143,10 +147,51 @@ final class OrderRequests {
         .setSide(Side.valueOf(side))
         .setQuantity(quantity.longValue())
         .setLimitPrice(decimal(node, at, "limit_price"))
+        .setStopPrice(decimal(node, at, "stop_price"))
         .setShortSale(shortSale != null && shortSale.asBoolean())
         .setClientTs(Instant.ofEpochMilli(ts != null && !ts.isNull() ? ts.longValue() : nowMs))
         .setTraceId(text(node, at, "trace_id", false, 128))
         .build();
+  }
+
+  /**
+   * An amend of a working order: a new quantity, limit_price or stop_price (at least one). Whether the order
+   * can take it (it still works, buying power for a larger quantity, a positive price) is the flow's to say.
+   */
+  OrderCommand amend(byte[] body, String orderId, long nowMs) {
+    JsonNode node = tree(body);
+    if (!node.isObject()) {
+      throw HttpError.badField("amend", "expected a JSON object");
+    }
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!AMEND_FIELDS.contains(name)) {
+        throw HttpError.badField(name, "unknown field (an amend may change: "
+            + String.join(", ", AMEND_FIELDS.stream().sorted().toList()) + ")");
+      }
+    }
+    JsonNode quantity = node.get("quantity");
+    Long newQuantity = null;
+    if (quantity != null && !quantity.isNull()) {
+      if (!quantity.isIntegralNumber() || !quantity.canConvertToLong()) {
+        throw HttpError.badField("quantity", "must be a whole number within 64 bits, got "
+            + abbreviate(quantity.toString()));
+      }
+      newQuantity = quantity.longValue();
+    }
+    BigDecimal limit = decimal(node, "", "limit_price");
+    BigDecimal stop = decimal(node, "", "stop_price");
+    if (newQuantity == null && limit == null && stop == null) {
+      throw HttpError.badField("amend", "give a new quantity, limit_price or stop_price");
+    }
+    return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.AMEND)
+        .setClientTs(Instant.ofEpochMilli(nowMs)).setTraceId(text(node, "", "trace_id", false, 128))
+        .setQuantity(newQuantity).setLimitPrice(limit).setStopPrice(stop).build();
+  }
+
+  static OrderCommand cancel(String orderId, long nowMs) {
+    return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.CANCEL)
+        .setClientTs(Instant.ofEpochMilli(nowMs)).build();
   }
 
   private static String text(JsonNode node, String at, String field, boolean required, int maxLength) {

@@ -1,6 +1,7 @@
 package io.brokerstream.streams.gateway;
 
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.streams.Topics;
 import java.util.Properties;
@@ -14,13 +15,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Writes orders to the orders topic keyed by the authenticated member, so the member's orders meet
- * its positions and risk in one task. Idempotent and acknowledged by all replicas: 202 means the
+ * Writes orders to the orders topic, and cancels and amends to order-commands, keyed by the authenticated
+ * member, so the member's orders and commands meet its positions and risk in one task. Idempotent and acknowledged by all replicas: 202 means the
  * order is durably in Kafka.
  */
 public final class OrderSubmitter implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
   private final AvroCodec<Order> codec;
+  private final AvroCodec<OrderCommand> commands;
 
   /**
    * @param lingerMs how long a batch waits for more orders: every produce request costs the broker
@@ -29,8 +31,8 @@ public final class OrderSubmitter implements AutoCloseable {
    * @param compression none for single orders of a few hundred bytes: lz4 saved little on them and
    *     cost a frame per batch here and its decompression in the broker's validation
    */
-  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec, int lingerMs,
-      String compression) {
+  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec, AvroCodec<OrderCommand> commands,
+      int lingerMs, String compression) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.putAll(login);
@@ -41,11 +43,17 @@ public final class OrderSubmitter implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "gateway");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.codec = codec;
+    this.commands = commands;
+  }
+
+  /** Writes a cancel or amend to order-commands, keyed by the member like its orders (the same task). */
+  public CompletableFuture<RecordMetadata> command(String memberId, OrderCommand command) {
+    return send(new ProducerRecord<>(Topics.ORDER_COMMANDS, memberId,
+        commands.encode(Topics.ORDER_COMMANDS + "-value", command)));
   }
 
   /** Writes the order; a traced one (receivedMicros >= 0) carries its gateway stage times. */
   public CompletableFuture<RecordMetadata> submit(String memberId, Order order, long receivedMicros) {
-    CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
     byte[] value = codec.encode(Topics.ORDERS + "-value", order);
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ORDERS, memberId, value);
     if (receivedMicros >= 0) {
@@ -53,6 +61,11 @@ public final class OrderSubmitter implements AutoCloseable {
       Stages.stamp(record.headers(), Stages.GATEWAY_RECEIVED, receivedMicros);
       Stages.stamp(record.headers(), Stages.GATEWAY_SENT, Stages.nowMicros());
     }
+    return send(record);
+  }
+
+  private CompletableFuture<RecordMetadata> send(ProducerRecord<String, byte[]> record) {
+    CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
     producer.send(record, (meta, err) -> {
       if (err != null) {
         done.completeExceptionally(err);

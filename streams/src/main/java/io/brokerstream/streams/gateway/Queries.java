@@ -6,6 +6,7 @@ import io.brokerstream.avro.OrderResult;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
+import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.streams.topology.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,16 @@ final class Queries {
     ReadOnlyKeyValueStore<String, PositionState> store = partitionStore(StoreNames.POSITIONS, meta.partition());
     try (KeyValueIterator<String, PositionState> it = store.prefixScan(accountId + "|", KEYS)) {
       it.forEachRemaining(kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
+    }
+    return out;
+  }
+
+  /** The member's working orders (its task holds them under member|order id), in order id order. */
+  List<OpenOrder> openOrders(KeyQueryMetadata meta, String memberId) {
+    List<OpenOrder> out = new ArrayList<>();
+    ReadOnlyKeyValueStore<String, OpenOrder> store = partitionStore(StoreNames.OPEN_ORDERS, meta.partition());
+    try (KeyValueIterator<String, OpenOrder> it = store.prefixScan(memberId + "|", KEYS)) {
+      it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
   }

@@ -118,6 +118,21 @@ final class RequestInput {
     return fallback;
   }
 
+  /** A query parameter's value (raw query, decoded once), or the fallback when it is absent. */
+  static String queryText(HttpExchange ex, String name, String fallback) {
+    String query = ex.getRequestURI().getRawQuery();
+    if (query == null) {
+      return fallback;
+    }
+    for (String pair : query.split("&")) {
+      String[] kv = pair.split("=", 2);
+      if (kv[0].equals(name) && kv.length == 2) {
+        return segment(kv[1], name);
+      }
+    }
+    return fallback;
+  }
+
   private static String printable(String raw) {
     CharBuffer out = CharBuffer.allocate(Math.min(raw.length(), 64));
     for (int i = 0; i < raw.length() && out.hasRemaining(); i++) {

@@ -153,7 +153,10 @@ public final class HashKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   private void track() {
     if (context != null && context.recordMetadata().isPresent()) {
       var meta = context.recordMetadata().get();
-      position.withComponent(meta.topic(), meta.partition(), meta.offset());
+      // A punctuation's writes (a DAY order's expiry) have no input record: nothing to track, as in Kafka's stores.
+      if (meta.topic() != null) {
+        position.withComponent(meta.topic(), meta.partition(), meta.offset());
+      }
     }
   }
 

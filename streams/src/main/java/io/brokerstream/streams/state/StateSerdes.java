@@ -18,6 +18,7 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class StateSerdes {
   private static final byte V1 = 1;
+  private static final byte OPEN_ORDER_LAYOUT = 2;
 
   private StateSerdes() {}
 
@@ -82,22 +83,29 @@ public final class StateSerdes {
           }
           byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
           byte[] order = avro(o.order()::toByteBuffer, "a working order");
-          return ByteBuffer.allocate(1 + 16 + 8 + underlying.length + order.length).put(V1)
-              .putLong(o.receivedMs()).putLong(o.reserved()).putInt(underlying.length).put(underlying)
-              .putInt(order.length).put(order).array();
+          return ByteBuffer.allocate(1 + 32 + 8 + underlying.length + order.length).put(OPEN_ORDER_LAYOUT)
+              .putLong(o.receivedMs()).putLong(o.placedMs()).putLong(o.reserved()).putLong(o.expiresMs())
+              .putInt(underlying.length).put(underlying).putInt(order.length).put(order).array();
         },
         (Deserializer<OpenOrder>) (topic, bytes) -> {
           if (bytes == null) {
             return null;
           }
-          ByteBuffer b = versioned(bytes, -1);
+          // Working orders came with the order lifecycle, whose first layout (1) no release carried.
+          if (bytes.length == 0 || bytes[0] != OPEN_ORDER_LAYOUT) {
+            throw new IllegalStateException("unknown working-order layout (" + bytes.length + " bytes)");
+          }
+          ByteBuffer b = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
           long received = b.getLong();
+          long placed = b.getLong();
           long reserved = b.getLong();
+          long expires = b.getLong();
           String underlying = string(b);
           byte[] order = new byte[b.getInt()];
           b.get(order);
           try {
-            return new OpenOrder(Order.fromByteBuffer(ByteBuffer.wrap(order)), received, reserved, underlying);
+            return new OpenOrder(Order.fromByteBuffer(ByteBuffer.wrap(order)), received, placed, reserved, underlying,
+                expires);
           } catch (java.io.IOException e) {
             throw new IllegalStateException("a working order that Avro cannot decode", e);
           }

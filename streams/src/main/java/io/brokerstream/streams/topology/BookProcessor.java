@@ -4,10 +4,11 @@ import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
-import io.brokerstream.avro.Side;
+import io.brokerstream.avro.Order;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
+import io.brokerstream.streams.state.OpenOrder;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +28,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The book of working orders, in the task that sees an equity's ticks (orders.resting and price-ticks are
  * both keyed by equity). Entries are keyed equity|placed time|member|order id, so one prefix scan per tick
  * walks the equity's working orders (on it and on its options) in the order they were placed: when one
- * tick crosses many, they trigger in that order (price-time priority of triggering). A crossed order
+ * tick crosses many, they trigger in that order (price-time priority of triggering). A limit order is
+ * crossed when the price reaches its limit from the side it waits on; a stop order when the price touches
+ * its stop (a buy stop from below, a sell stop from above). A crossed order
  * leaves the book as it triggers, so it triggers once; its member's task decides it.
  */
 public final class BookProcessor implements Processor<String, SpecificRecord, String, OrderTrigger> {
@@ -52,6 +55,16 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     this.context = context;
     book = context.getStateStore(StoreNames.RESTING_BOOK);
     ref = referenceData.apply(context);
+  }
+
+  /** The book entry of a working order: on the book, or (removed) off it. */
+  static RestingOrder entry(String member, OpenOrder open, boolean removed) {
+    Order order = open.order();
+    boolean stop = order.getStopPrice() != null;
+    return RestingOrder.newBuilder().setMemberId(member).setOrderId(order.getOrderId())
+        .setInstrumentId(order.getInstrumentId()).setUnderlyingId(open.underlyingId()).setSide(order.getSide())
+        .setLimitPrice(stop ? order.getStopPrice() : order.getLimitPrice()).setStop(stop)
+        .setPlacedTs(Instant.ofEpochMilli(open.placedMs())).setRemoved(removed).build();
   }
 
   static String bookKey(RestingOrder r) {
@@ -88,11 +101,10 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
         if (price == null) {
           continue; // an option the model cannot price now (no volatility): it waits for one that can
         }
-        long limit = Micros.of(r.getLimitPrice());
-        if (r.getSide() == Side.BUY ? price <= limit : price >= limit) {
+        if (Placement.crosses(r.getSide(), r.getStop(), price, Micros.of(r.getLimitPrice()))) {
           fired.add(new Fired(e.key, r.getMemberId(), OrderTrigger.newBuilder().setOrderId(r.getOrderId())
               .setInstrumentId(r.getInstrumentId()).setPrice(Micros.toDecimal(price))
-              .setTickSequence(tick.getSequence()).setTriggeredTs(now).build()));
+              .setTickSequence(tick.getSequence()).setTriggeredTs(now).setPlacedTs(r.getPlacedTs()).build()));
         }
       }
     }

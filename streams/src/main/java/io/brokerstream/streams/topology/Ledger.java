@@ -21,7 +21,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Writes a member's decisions: a fill into its positions, risk and cash stores, and every outcome as the
  * records it emits (result, position, realized P&L, lifecycle event). Shared by the processors of the
- * member's task (new orders, and the triggers and cancels of working ones), so a fill books the same way
+ * member's task (new orders, and the triggers, cancels, amends and expiries of working ones), so a fill books the same way
  * whichever way it came.
  */
 final class Ledger {
@@ -106,13 +106,25 @@ final class Ledger {
         .setStatus(OrderStatus.CANCELLED).setReasonDetail("cancelled by the member while working").build()), RESULTS_SINK);
   }
 
+  /** A DAY order's final outcome when its market closes with it still working. */
+  void expired(Record<String, ?> in, String member, Order order, long receivedMs, Instant close) {
+    context.forward(in.withKey(Topics.resultKey(member, order.getOrderId())).withValue(result(order, member, receivedMs)
+        .setStatus(OrderStatus.EXPIRED).setReasonDetail("DAY order still working at the market close " + close)
+        .build()), RESULTS_SINK);
+  }
+
   void event(Record<String, ?> in, String member, String orderId, OrderEventType type, Long price, Long reserved,
       String detail, String traceId) {
+    event(in, member, orderId, type, price, reserved, null, detail, traceId);
+  }
+
+  void event(Record<String, ?> in, String member, String orderId, OrderEventType type, Long price, Long reserved,
+      Long quantity, String detail, String traceId) {
     context.forward(in.withKey(Topics.resultKey(member, orderId)).withValue(OrderEvent.newBuilder()
         .setOrderId(orderId).setMemberId(member).setEvent(type)
         .setPrice(price == null ? null : Micros.toDecimal(price))
         .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
-        .setDetail(detail).setTs(now()).setTraceId(traceId).build()), EVENTS_SINK);
+        .setQuantity(quantity).setDetail(detail).setTs(now()).setTraceId(traceId).build()), EVENTS_SINK);
   }
 
   void book(Record<String, ?> in, io.brokerstream.avro.RestingOrder entry) {

@@ -1,17 +1,13 @@
 package io.brokerstream.streams.topology;
 
+import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderEventType;
-import io.brokerstream.avro.ReasonCode;
-import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.avro.TimeInForce;
-import io.brokerstream.money.Micros;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.state.OpenOrder;
-import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
-import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.trace.Stages;
 import java.time.Duration;
@@ -27,10 +23,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * One decision per order, in the task that owns the order's member: read the position and the
  * member's risk, decide, and on a fill write both back with the account's cash, then emit the
- * result, the new position and any realized P&L. A GTC limit order whose limit the price does not meet
- * rests instead, if it could fill at its limit: it holds the buying power that fill would commit, goes on
- * its equity's book (orders.resting) and is decided again when a tick crosses it ({@link
- * WorkingOrderProcessor}). Under exactly-once the store writes and the emitted
+ * result, the new position and any realized P&L. A DAY or GTC limit order whose limit the price does not
+ * meet, or stop order whose stop it does not touch, rests instead ({@link Placement}): it holds the buying
+ * power its fill would commit, goes on its equity's book (orders.resting) and is decided again when a tick
+ * crosses it ({@link WorkingOrderProcessor}); a DAY order expires at its exchange's close ({@link
+ * MarketCalendar}). Under exactly-once the store writes and the emitted
  * records commit together or not at all.
  *
  * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
@@ -43,7 +40,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   public static final String POSITIONS_SINK = Ledger.POSITIONS_SINK;
   public static final String REALIZED_SINK = Ledger.REALIZED_SINK;
 
-  private final OrderDecider decider;
+  private final Placement placement;
+  private final MarketCalendar calendar;
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
   private Ledger ledger;
   private WorkingOrders working;
@@ -51,13 +49,14 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private ReferenceData ref;
   private final long dedupRetentionMs;
 
-  public OrderProcessor(OrderDecider decider, ReferenceCache cache, Duration dedupRetention) {
-    this(decider, context -> new StoreReferenceData(context, cache), dedupRetention);
+  public OrderProcessor(OrderDecider decider, MarketCalendar calendar, ReferenceCache cache, Duration dedupRetention) {
+    this(decider, calendar, context -> new StoreReferenceData(context, cache), dedupRetention);
   }
 
-  OrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
-      Duration dedupRetention) {
-    this.decider = decider;
+  OrderProcessor(OrderDecider decider, MarketCalendar calendar,
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData, Duration dedupRetention) {
+    this.placement = new Placement(decider);
+    this.calendar = calendar;
     this.referenceData = referenceData;
     this.dedupRetentionMs = dedupRetention.toMillis();
   }
@@ -91,34 +90,28 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     }
     orderIds.put(resultKey, record.timestamp());
     Instant received = Instant.ofEpochMilli(record.timestamp());
-    PositionState position = ledger.position(order);
-    RiskState memberRisk = ledger.risk(member);
     long reserved = member.isEmpty() ? 0 : working.reserved(member);
-
-    Decision decision = decider.decide(order, member, received, ref, position, memberRisk, null, reserved);
-    if (decision instanceof Decision.Rejected r && r.reason() == ReasonCode.LIMIT_NOT_MET
-        && order.getTimeInForce() == TimeInForce.GTC) {
-      // Not now, but it may work: it rests if it could fill at its own limit (short rules, buying power),
-      // holding what that fill would add to the member's committed value.
-      long limit = Micros.of(order.getLimitPrice());
-      decision = decider.decide(order, member, received, ref, position, memberRisk, limit, reserved);
-      if (decision instanceof Decision.Filled atLimit) {
-        long hold = Math.max(0, atLimit.risk().committed() - memberRisk.committed());
-        working.rest(member, resultKey, new OpenOrder(order, record.timestamp(), hold, atLimit.underlyingId()));
-        decided(record, traced);
-        ledger.event(record, member, order.getOrderId(), OrderEventType.OPEN, limit, hold, null, order.getTraceId());
-        ledger.book(record, resting(member, order, atLimit.underlyingId(), record.timestamp(), false));
-        return;
-      }
-    }
+    RiskState memberRisk = ledger.risk(member);
+    Placement.Outcome outcome = placement.place(order, member, received, ref, ledger.position(order), memberRisk,
+        reserved);
     decided(record, traced);
-    ledger.decided(record, member, order, record.timestamp(), decision);
+    if (outcome instanceof Placement.Rests rests) {
+      long expires = order.getTimeInForce() == TimeInForce.DAY
+          ? calendar.nextClose(exchangeOf(order), received).toEpochMilli() : 0;
+      OpenOrder open = new OpenOrder(order, record.timestamp(), record.timestamp(), rests.hold(), rests.underlyingId(),
+          expires);
+      working.rest(member, resultKey, open);
+      ledger.event(record, member, order.getOrderId(), OrderEventType.OPEN, rests.level(), rests.hold(),
+          order.getQuantity(), null, order.getTraceId());
+      ledger.book(record, BookProcessor.entry(member, open, false));
+      return;
+    }
+    ledger.decided(record, member, order, record.timestamp(), ((Placement.Now) outcome).decision());
   }
 
-  static RestingOrder resting(String member, Order order, String underlying, long placedMs, boolean removed) {
-    return RestingOrder.newBuilder().setMemberId(member).setOrderId(order.getOrderId())
-        .setInstrumentId(order.getInstrumentId()).setUnderlyingId(underlying).setSide(order.getSide())
-        .setLimitPrice(order.getLimitPrice()).setPlacedTs(Instant.ofEpochMilli(placedMs)).setRemoved(removed).build();
+  private String exchangeOf(Order order) {
+    Instrument instrument = ref.instrument(order.getInstrumentId());
+    return instrument == null ? null : instrument.getExchange();
   }
 
   /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */

@@ -48,8 +48,9 @@ import org.apache.kafka.streams.state.Stores;
  *       order flow and the P&L job price with;
  *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
  *       risk, cash and the order ids it already decided, emitting results, positions and realized P&L;
- *   <li>working (GTC) orders on the book of their equity, beside its ticks; a crossed one goes back to its
- *       member's task (order-triggers), as does a member's cancel (order-commands), and is decided there;
+ *   <li>working (DAY, GTC) limit and stop orders on the book of their equity, beside its ticks; a crossed one
+ *       goes back to its member's task (order-triggers), as do a member's cancels and amends (order-commands),
+ *       and is decided there; DAY orders expire there at their exchange's close;
  *   <li>results materialized by member|order id for the gateway's long polls.
  * </ol>
  */
@@ -132,8 +133,10 @@ public final class OrderTopology {
     // The decision: one order at a time per member, exactly once; a working order's trigger or cancel in
     // the same task, on the same stores.
     Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
+    MarketCalendar calendar = new MarketCalendar(settings.getPairs("orders.market-close"),
+        settings.get("orders.market-close-default"));
     topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor("decide", () -> new OrderProcessor(decider, cache, dedup), "orders-source")
+        .addProcessor("decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
         // Positions are many and mostly written once per commit: no record cache in front of them.
         // Risk and cash are per member and account: the cache folds their many updates per commit.
         .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
@@ -153,6 +156,7 @@ public final class OrderTopology {
         .addStateStore(memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false), "decide", "working")
         .addStateStore(memberStore(StoreNames.MEMBER_RESERVED, inMemory, StateSerdes.micros(), true), "decide",
             "working")
+        .addStateStore(memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros(), false), "decide", "working")
         .addSink(Ledger.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
             "decide", "working")
         .addSink(Ledger.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),

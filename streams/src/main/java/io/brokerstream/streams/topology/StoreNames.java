@@ -18,6 +18,8 @@ public final class StoreNames {
   public static final String ORDER_IDS = "order-ids";
   /** member|order id -> a working order: the order, when it arrived, what it reserves, its book key. */
   public static final String OPEN_ORDERS = "open-orders";
+  /** expiry time|member|order id -> the expiry: the DAY orders of the task's members, soonest first. */
+  public static final String ORDER_EXPIRIES = "order-expiries";
   /** member -> buying power reserved for its working buys. */
   public static final String MEMBER_RESERVED = "member-reserved";
   // per equity task (co-partitioned with price-ticks)

@@ -1,7 +1,6 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Order;
-import io.brokerstream.avro.OrderAction;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEventType;
 import io.brokerstream.avro.OrderTrigger;
@@ -11,22 +10,31 @@ import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.state.OpenOrder;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The second half of a working order's life, in its member's task (order-commands and order-triggers are
- * keyed by member like orders): a trigger from the book decides it at the crossing price, a cancel takes
- * it off. Both take the order out of the member's working orders first, and the task handles one record
- * at a time, so when a cancel and a trigger race exactly one finds the order: the other is told it came
- * too late (a CANCEL_REJECTED event) or, for a trigger, dropped (the cancel already answered).
+ * The rest of a working order's life, in its member's task (order-commands and order-triggers are keyed by
+ * member like orders): a trigger from the book decides it at the crossing price, a cancel takes it off, an
+ * amend changes it, and the market close expires a DAY order. Each starts by taking the order out of the
+ * member's working orders, and the task handles one record (or punctuation) at a time, so when two race
+ * exactly one finds the order: a late cancel or amend is told so (CANCEL_REJECTED, AMEND_REJECTED), a late
+ * trigger is dropped (whatever took the order off has answered). A trigger from a book entry that an amend
+ * has since replaced carries the old entry's place and is dropped too: the amended order works on.
  */
 public final class WorkingOrderProcessor implements Processor<String, SpecificRecord, String, SpecificRecord> {
+  /** At most this many DAY orders expire per punctuation, so a close with many keeps the task responsive. */
+  static final int EXPIRIES_PER_PUNCTUATION = 5_000;
+
   private final OrderDecider decider;
+  private final Placement placement;
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
   private Ledger ledger;
   private WorkingOrders working;
@@ -39,6 +47,7 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
 
   WorkingOrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
     this.decider = decider;
+    this.placement = new Placement(decider);
     this.referenceData = referenceData;
   }
 
@@ -48,6 +57,8 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     working = new WorkingOrders(context);
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
+    // The close is the broker's clock, not stream time: a quiet member's DAY orders expire on time too.
+    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::expire);
   }
 
   @Override
@@ -56,7 +67,11 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     if (record.value() instanceof OrderTrigger trigger) {
       triggered(record, member, trigger);
     } else if (record.value() instanceof OrderCommand command) {
-      commanded(record, member, command);
+      switch (command.getAction()) {
+        case CANCEL -> cancel(record, member, command);
+        case AMEND -> amend(record, member, command);
+        default -> throw new IllegalArgumentException("unknown order action " + command.getAction());
+      }
     } else {
       throw new IllegalArgumentException("not a trigger or a command: " + record.value());
     }
@@ -64,38 +79,125 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
 
   private void triggered(Record<String, SpecificRecord> record, String member, OrderTrigger trigger) {
     String key = Topics.resultKey(member, trigger.getOrderId());
-    OpenOrder open = working.take(member, key);
-    if (open == null) {
-      return; // cancelled before the trigger reached the member: the cancel has answered
+    OpenOrder current = working.get(key);
+    if (current == null) {
+      return; // cancelled or expired before the trigger reached the member: that outcome stands
     }
+    long placed = trigger.getPlacedTs().toEpochMilli();
+    if (placed != 0 && placed != current.placedMs()) {
+      return; // from the entry an amend replaced: the amended order rests on its new terms
+    }
+    OpenOrder open = working.take(member, key);
     Order order = open.order();
     long price = Micros.of(trigger.getPrice());
     ledger.event(record, member, order.getOrderId(), OrderEventType.TRIGGERED, price, null, null, order.getTraceId());
     // Decided again in full at the crossing price and the broker's time of the tick: the account, the
     // instrument, short rules and buying power (less what the member's other working orders hold) may
-    // have changed while it rested.
+    // have changed while it rested. A stop order is a market order now: no limit to meet.
     Decision decision = decider.decide(order, member, trigger.getTriggeredTs(), ref, ledger.position(order),
         ledger.risk(member), price, working.reserved(member));
     ledger.decided(record, member, order, open.receivedMs(), decision);
   }
 
-  private void commanded(Record<String, SpecificRecord> record, String member, OrderCommand command) {
-    if (command.getAction() != OrderAction.CANCEL) {
-      throw new IllegalArgumentException("unknown order action " + command.getAction());
-    }
+  private void cancel(Record<String, SpecificRecord> record, String member, OrderCommand command) {
     String key = Topics.resultKey(member, command.getOrderId());
     OpenOrder open = working.take(member, key);
     if (open == null) {
-      String why = orderIds.get(key) != null
-          ? "order " + command.getOrderId() + " is not working: it was filled, rejected or cancelled"
-          : "no order " + command.getOrderId() + " from member " + member;
-      ledger.event(record, member, command.getOrderId(), OrderEventType.CANCEL_REJECTED, null, null, why,
-          command.getTraceId());
+      ledger.event(record, member, command.getOrderId(), OrderEventType.CANCEL_REJECTED, null, null,
+          notWorking(key, command.getOrderId(), member), command.getTraceId());
       return;
     }
     Order order = open.order();
-    ledger.book(record, OrderProcessor.resting(member, order, open.underlyingId(), open.receivedMs(), true));
+    ledger.book(record, BookProcessor.entry(member, open, true));
     ledger.event(record, member, order.getOrderId(), OrderEventType.CANCELLED, null, null, null, command.getTraceId());
     ledger.cancelled(record, member, order, open.receivedMs());
+  }
+
+  /**
+   * A new quantity, limit or stop for a working order, decided as if it had just been placed at the amend's
+   * broker time: it may now fill, rest again (behind every order already on the book) or, if it could not
+   * (buying power for a larger quantity, an invalid value), be refused with the order working on unchanged.
+   */
+  private void amend(Record<String, SpecificRecord> record, String member, OrderCommand command) {
+    String key = Topics.resultKey(member, command.getOrderId());
+    OpenOrder open = working.take(member, key);
+    if (open == null) {
+      ledger.event(record, member, command.getOrderId(), OrderEventType.AMEND_REJECTED, null, null,
+          notWorking(key, command.getOrderId(), member), command.getTraceId());
+      return;
+    }
+    Order before = open.order();
+    String refused = amendRefused(before, command);
+    Placement.Outcome outcome = null;
+    Order after = null;
+    if (refused == null) {
+      after = Order.newBuilder(before)
+          .setQuantity(command.getQuantity() == null ? before.getQuantity() : command.getQuantity())
+          .setLimitPrice(command.getLimitPrice() == null ? before.getLimitPrice() : command.getLimitPrice())
+          .setStopPrice(command.getStopPrice() == null ? before.getStopPrice() : command.getStopPrice()).build();
+      outcome = placement.place(after, member, Instant.ofEpochMilli(record.timestamp()), ref, ledger.position(after),
+          ledger.risk(member), working.reserved(member));
+      if (outcome instanceof Placement.Now now && now.decision() instanceof Decision.Rejected r) {
+        refused = r.reason() + ": " + r.detail();
+      }
+    }
+    if (refused != null) {
+      working.rest(member, key, open); // as it was, holding what it held
+      ledger.event(record, member, before.getOrderId(), OrderEventType.AMEND_REJECTED, null, null,
+          "amend refused, the order works on unchanged: " + refused, command.getTraceId());
+      return;
+    }
+    ledger.book(record, BookProcessor.entry(member, open, true));
+    if (outcome instanceof Placement.Rests rests) {
+      OpenOrder amended = new OpenOrder(after, open.receivedMs(), record.timestamp(), rests.hold(),
+          rests.underlyingId(), open.expiresMs());
+      working.rest(member, key, amended);
+      ledger.book(record, BookProcessor.entry(member, amended, false));
+      ledger.event(record, member, after.getOrderId(), OrderEventType.AMENDED, rests.level(), rests.hold(),
+          after.getQuantity(), null, command.getTraceId());
+      return;
+    }
+    // Marketable on its new terms: it fills now.
+    ledger.event(record, member, after.getOrderId(), OrderEventType.AMENDED, null, null, after.getQuantity(),
+        "the amended order could fill at once", command.getTraceId());
+    ledger.decided(record, member, after, open.receivedMs(), ((Placement.Now) outcome).decision());
+  }
+
+  /** Why this amend cannot apply to this order at all; null when it can. */
+  private static String amendRefused(Order order, OrderCommand command) {
+    if (command.getQuantity() == null && command.getLimitPrice() == null && command.getStopPrice() == null) {
+      return "an amend needs a new quantity, limit_price or stop_price";
+    }
+    if (command.getLimitPrice() != null && order.getLimitPrice() == null) {
+      return "a stop order has no limit to amend (amend its stop_price)";
+    }
+    if (command.getStopPrice() != null && order.getStopPrice() == null) {
+      return "a limit order has no stop to amend (amend its limit_price)";
+    }
+    return null;
+  }
+
+  /** DAY orders still working at their close: off the book, reservation released, EXPIRED. */
+  private void expire(long nowMs) {
+    for (String key : working.expiredBy(nowMs, EXPIRIES_PER_PUNCTUATION)) {
+      String member = key.substring(0, key.indexOf('|'));
+      OpenOrder open = working.take(member, key);
+      if (open == null) {
+        continue;
+      }
+      Record<String, SpecificRecord> at = new Record<>(key, null, nowMs);
+      Order order = open.order();
+      Instant close = Instant.ofEpochMilli(open.expiresMs());
+      ledger.book(at, BookProcessor.entry(member, open, true));
+      ledger.event(at, member, order.getOrderId(), OrderEventType.EXPIRED, null, null,
+          "DAY order still working at the market close " + close, order.getTraceId());
+      ledger.expired(at, member, order, open.receivedMs(), close);
+    }
+  }
+
+  private String notWorking(String key, String orderId, String member) {
+    return orderIds.get(key) != null
+        ? "order " + orderId + " is not working: it was filled, rejected, cancelled or expired"
+        : "no order " + orderId + " from member " + member;
   }
 }

@@ -1,21 +1,27 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.streams.state.OpenOrder;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * A member's working orders and the buying power they hold, in the member's task. Every path that takes
- * an order off (fill, rejection at the fill, cancel) goes through {@link #take}, which releases what it
- * reserved, so no reservation outlives its order.
+ * A member's working orders, the buying power they hold and when the DAY ones expire, in the member's
+ * task. Every path that takes an order off (fill, rejection at the fill, cancel, amend, expiry) goes
+ * through {@link #take}, which releases what it reserved and forgets its expiry, so no reservation
+ * outlives its order.
  */
 final class WorkingOrders {
   private final KeyValueStore<String, OpenOrder> open;
   private final KeyValueStore<String, Long> reserved;
+  private final KeyValueStore<String, Long> expiries;
 
   WorkingOrders(ProcessorContext<?, ?> context) {
     open = context.getStateStore(StoreNames.OPEN_ORDERS);
     reserved = context.getStateStore(StoreNames.MEMBER_RESERVED);
+    expiries = context.getStateStore(StoreNames.ORDER_EXPIRIES);
   }
 
   long reserved(String member) {
@@ -27,10 +33,17 @@ final class WorkingOrders {
     return open.get(resultKey) != null;
   }
 
+  OpenOrder get(String resultKey) {
+    return open.get(resultKey);
+  }
+
   void rest(String member, String resultKey, OpenOrder order) {
     open.put(resultKey, order);
     if (order.reserved() != 0) {
       reserved.put(member, Math.addExact(reserved(member), order.reserved()));
+    }
+    if (order.expiresMs() > 0) {
+      expiries.put(expiryKey(order.expiresMs(), resultKey), order.expiresMs());
     }
   }
 
@@ -49,6 +62,26 @@ final class WorkingOrders {
         reserved.put(member, left);
       }
     }
+    if (order.expiresMs() > 0) {
+      expiries.delete(expiryKey(order.expiresMs(), resultKey));
+    }
     return order;
+  }
+
+  /** Up to {@code max} keys (member|order id) of orders whose expiry is at or before {@code nowMs}, soonest first. */
+  List<String> expiredBy(long nowMs, int max) {
+    List<String> due = new ArrayList<>();
+    // Zero-padded times sort as strings, and '}' right after the '|' that follows the time.
+    try (KeyValueIterator<String, Long> it = expiries.range("0", String.format("%019d}", nowMs))) {
+      while (it.hasNext() && due.size() < max) {
+        String key = it.next().key;
+        due.add(key.substring(key.indexOf('|') + 1));
+      }
+    }
+    return due;
+  }
+
+  private static String expiryKey(long expiresMs, String resultKey) {
+    return String.format("%019d|%s", expiresMs, resultKey);
   }
 }

@@ -33,6 +33,42 @@ class OrderRequestsTest {
     assertThat(parse(with("")).getTimeInForce()).isEqualTo(io.brokerstream.avro.TimeInForce.IOC);
     assertThat(parse(with(",\"time_in_force\":\"GTC\",\"limit_price\":\"9\"")).getTimeInForce())
         .isEqualTo(io.brokerstream.avro.TimeInForce.GTC);
+    Order stop = parse(with(",\"time_in_force\":\"DAY\",\"stop_price\":105.25"));
+    assertThat(stop.getTimeInForce()).isEqualTo(io.brokerstream.avro.TimeInForce.DAY);
+    assertThat(stop.getStopPrice().toPlainString()).isEqualTo("105.250000");
+  }
+
+  private io.brokerstream.avro.OrderCommand amend(String json) {
+    return requests.amend(json.getBytes(StandardCharsets.UTF_8), "o-1", NOW);
+  }
+
+  @Test
+  void anAmendCarriesOnlyWhatItChanges() {
+    io.brokerstream.avro.OrderCommand c = amend("{\"quantity\":7,\"limit_price\":\"9.5\"}");
+    assertThat(c.getAction()).isEqualTo(io.brokerstream.avro.OrderAction.AMEND);
+    assertThat(c.getOrderId()).isEqualTo("o-1");
+    assertThat(c.getQuantity()).isEqualTo(7);
+    assertThat(c.getLimitPrice().toPlainString()).isEqualTo("9.500000");
+    assertThat(c.getStopPrice()).isNull();
+    assertThat(c.getClientTs().toEpochMilli()).isEqualTo(NOW);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '#', value = {
+      "nothing to change # {} # give a new",
+      "only nulls # {\"quantity\":null} # give a new",
+      "a field an amend cannot change # {\"side\":\"SELL\"} # side",
+      "an account move # {\"account_id\":\"A2\",\"quantity\":1} # account_id",
+      "a fractional quantity # {\"quantity\":1.5} # quantity",
+      "a limit with 7 places # {\"limit_price\":\"1.0000001\"} # decimal places",
+      "a stop that is not a number # {\"stop_price\":\"soon\"} # stop_price",
+      "not an object # [1] # expected a JSON object",
+  })
+  void hostileAmendsAre400NamingTheProblem(String what, String body, String mentions) {
+    assertThatThrownBy(() -> amend(body)).as(what).isInstanceOfSatisfying(HttpError.class, e -> {
+      assertThat(e.status).isEqualTo(400);
+      assertThat(e.getMessage()).contains(mentions);
+    });
   }
 
   @Test
@@ -64,6 +100,7 @@ class OrderRequestsTest {
       "unknown time in force # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"time_in_force\":\"FOREVER\"} # time_in_force",
       "time in force not a string # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"time_in_force\":1} # time_in_force",
       "unknown field # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"admin\":true} # admin",
+      "stop not a number # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"stop_price\":true} # stop_price",
   })
   void hostileBodiesAre400NamingTheProblem(String what, String body, String mentions) {
     assertThatThrownBy(() -> parse(body)).as(what).isInstanceOfSatisfying(HttpError.class, e -> {

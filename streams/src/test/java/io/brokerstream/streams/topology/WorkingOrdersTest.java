@@ -54,6 +54,25 @@ class WorkingOrdersTest {
     flow.ticks.pipeInput(equity, FlowFixture.tick(equity, price, ++sequence));
   }
 
+  private Order stop(String account, String instrument, Side side, long quantity, String stop, TimeInForce tif) {
+    Order o = flow.order(account, instrument, side, quantity, null);
+    o.setTimeInForce(tif);
+    o.setStopPrice(FlowFixture.money(stop));
+    return o;
+  }
+
+  private Order day(String account, String instrument, Side side, long quantity, String limit) {
+    Order o = flow.order(account, instrument, side, quantity, limit);
+    o.setTimeInForce(TimeInForce.DAY);
+    return o;
+  }
+
+  private void amend(String orderId, Long quantity, String limit, String stop, java.time.Instant at) {
+    flow.commands.pipeInput("M1", OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.AMEND)
+        .setClientTs(FlowFixture.NOW).setQuantity(quantity).setLimitPrice(limit == null ? null : FlowFixture.money(limit))
+        .setStopPrice(stop == null ? null : FlowFixture.money(stop)).build(), at);
+  }
+
   private void cancel(String member, String orderId) {
     flow.commands.pipeInput(member, OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.CANCEL)
         .setClientTs(FlowFixture.NOW).build());
@@ -287,5 +306,208 @@ class WorkingOrdersTest {
     long held = sent.stream().map(this::working).filter(java.util.Objects::nonNull).mapToLong(OpenOrder::reserved).sum();
     assertThat(reserved()).isEqualTo(held);
     assertThat(bookSize()).isEqualTo(stillWorking);
+  }
+
+  // --- stop orders -----------------------------------------------------------------------------------
+
+  @Test
+  void aBuyStopRestsBelowItsStopAndBecomesAMarketOrderWhenATickTouchesIt() {
+    Order buy = stop("A1", "EQ1", Side.BUY, 10, "105", TimeInForce.GTC);   // the price is 100
+    assertThat(place(buy)).isNull();
+    OrderEvent open = flow.events.readValue();
+    assertThat(open.getEvent()).isEqualTo(OrderEventType.OPEN);
+    assertThat(open.getPrice()).isEqualTo(FlowFixture.money("105"));
+    assertThat(reserved()).isEqualTo(m("1050"));   // held at its stop
+    tick("EQ1", "104.999999");
+    tick("EQ1", "95");                             // a buy stop never triggers on a fall
+    assertThat(flow.results.isEmpty()).isTrue();
+    tick("EQ1", "105");                            // touched exactly
+    OrderResult fill = flow.results.readValue();
+    assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("105"));
+    assertThat(reserved()).isZero();
+    assertThat(bookSize()).isZero();
+  }
+
+  @Test
+  void aSellStopFillsAtTheTickThatGapsThroughItsStop() {
+    flow.buy("A1", "EQ1", 20);
+    Order sell = stop("A1", "EQ1", Side.SELL, 20, "90", TimeInForce.GTC);
+    assertThat(place(sell)).isNull();
+    tick("EQ1", "110");
+    assertThat(flow.results.isEmpty()).isTrue();
+    tick("EQ1", "84.5");                           // through 90 in one tick: a market order fills at 84.5
+    OrderResult fill = flow.results.readValue();
+    assertThat(fill.getOrderId()).isEqualTo(sell.getOrderId());
+    assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("84.5"));
+    assertThat(flow.position("A1", "EQ1").quantity()).isZero();
+  }
+
+  @Test
+  void aStopThePriceAlreadyTouchesFillsAtOnceAndMalformedStopsAreRefused() {
+    OrderResult now = place(stop("A1", "EQ1", Side.BUY, 1, "99", TimeInForce.GTC));    // 100 >= 99
+    assertThat(now.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    assertThat(now.getFillPrice()).isEqualTo(FlowFixture.money("100"));
+
+    OrderResult ioc = place(stop("A1", "EQ1", Side.BUY, 1, "105", TimeInForce.IOC));
+    assertThat(ioc.getReason()).isEqualTo(ReasonCode.INVALID_PRICE);
+    assertThat(ioc.getReasonDetail()).contains("DAY or GTC");
+    Order stopLimit = stop("A1", "EQ1", Side.BUY, 1, "105", TimeInForce.GTC);
+    stopLimit.setLimitPrice(FlowFixture.money("106"));
+    assertThat(place(stopLimit).getReasonDetail()).contains("stop-limit");
+    assertThat(place(stop("A1", "EQ1", Side.BUY, 1, "0", TimeInForce.GTC)).getReason())
+        .isEqualTo(ReasonCode.INVALID_PRICE);
+    assertThat(place(stop("A2", "EQ1", Side.SELL, 1, "90", TimeInForce.GTC)).getReason())
+        .isEqualTo(ReasonCode.SHORT_NOT_ALLOWED);  // short rules at placement, for stops too
+    assertThat(bookSize()).isZero();
+  }
+
+  // --- DAY orders ------------------------------------------------------------------------------------
+
+  @Test
+  void aDayOrderStillWorkingAtTheCloseExpiresAndReleasesWhatItHeld() {
+    Order buy = day("A1", "EQ1", Side.BUY, 10, "95");     // placed Friday 10:00 New York
+    Order gtc = gtc("A1", "EQ1", Side.BUY, 1, "90");
+    assertThat(place(buy)).isNull();
+    assertThat(place(gtc)).isNull();
+    assertThat(reserved()).isEqualTo(m("1040"));
+    flow.events.readValuesToList();
+    flow.driver.advanceWallClockTime(java.time.Duration.ofHours(5).plusMinutes(59));   // 15:59: still working
+    assertThat(flow.results.isEmpty()).isTrue();
+    flow.driver.advanceWallClockTime(java.time.Duration.ofMinutes(2));                 // past 16:00
+    OrderResult expired = flow.results.readValue();
+    assertThat(expired.getOrderId()).isEqualTo(buy.getOrderId());
+    assertThat(expired.getStatus()).isEqualTo(OrderStatus.EXPIRED);
+    assertThat(expired.getReasonDetail()).contains("2026-11-20T21:00:00Z");   // 16:00 in New York
+    assertThat(events()).containsExactly(OrderEventType.EXPIRED);
+    assertThat(flow.results.isEmpty()).isTrue();           // the GTC order works on
+    assertThat(reserved()).isEqualTo(m("90"));
+    assertThat(bookSize()).isEqualTo(1);
+    tick("EQ1", "89");                                      // would have crossed the expired one too
+    assertThat(flow.results.readValue().getOrderId()).isEqualTo(gtc.getOrderId());
+    assertThat(flow.results.isEmpty()).isTrue();
+    cancel("M1", buy.getOrderId());
+    assertThat(flow.events.readValuesToList().get(1).getEvent()).isEqualTo(OrderEventType.CANCEL_REJECTED);
+  }
+
+  @Test
+  void aDayOrderThatFillsBeforeTheCloseDoesNotExpire() {
+    Order buy = day("A1", "EQ1", Side.BUY, 10, "95");
+    place(buy);
+    tick("EQ1", "95");
+    assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    flow.driver.advanceWallClockTime(java.time.Duration.ofHours(8));
+    assertThat(flow.results.isEmpty()).isTrue();
+    assertThat(flow.driver.getKeyValueStore(StoreNames.ORDER_EXPIRIES).approximateNumEntries()).isZero();
+  }
+
+  @Test
+  void theCloseIsTheExchangesInItsOwnZoneAndSkipsTheWeekend() {
+    MarketCalendar calendar = new MarketCalendar(java.util.Map.of("XNYS", "16:00@America/New_York",
+        "XLON", "16:30@Europe/London"), "17:00@UTC");
+    java.time.Instant friday = java.time.Instant.parse("2026-11-20T15:00:00Z");
+    assertThat(calendar.nextClose("XNYS", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T21:00:00Z"));
+    assertThat(calendar.nextClose("XLON", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T16:30:00Z"));
+    assertThat(calendar.nextClose("XXXX", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T17:00:00Z"));
+    // after Friday's close: Monday's
+    assertThat(calendar.nextClose("XNYS", java.time.Instant.parse("2026-11-20T21:00:00Z")))
+        .isEqualTo(java.time.Instant.parse("2026-11-23T21:00:00Z"));
+    // summer time in New York: 16:00 is 20:00 UTC
+    assertThat(calendar.nextClose("XNYS", java.time.Instant.parse("2026-07-01T12:00:00Z")))
+        .isEqualTo(java.time.Instant.parse("2026-07-01T20:00:00Z"));
+  }
+
+  // --- amends ----------------------------------------------------------------------------------------
+
+  @Test
+  void anAmendedLimitRestsOnItsNewTermsBehindOrdersAlreadyThereAndTheOldLevelNoLongerTriggers() {
+    Order first = gtc("A1", "EQ1", Side.BUY, 10, "90");
+    Order second = gtc("A1", "EQ1", Side.BUY, 1, "95");
+    place(first);
+    place(second);
+    flow.events.readValuesToList();
+    amend(first.getOrderId(), 20L, "96", null, FlowFixture.NOW.plusSeconds(1));
+    OrderEvent amended = flow.events.readValue();
+    assertThat(amended.getEvent()).isEqualTo(OrderEventType.AMENDED);
+    assertThat(amended.getQuantity()).isEqualTo(20);
+    assertThat(amended.getReserved()).isEqualTo(FlowFixture.money("1920"));
+    assertThat(reserved()).isEqualTo(m("1920") + m("95"));
+    assertThat(bookSize()).isEqualTo(2);
+    tick("EQ1", "94");     // crosses both: the amended one lost its place to the one placed before the amend
+    assertThat(flow.results.readValuesToList().stream().map(OrderResult::getOrderId))
+        .containsExactly(second.getOrderId(), first.getOrderId());
+    assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(21);
+    assertThat(reserved()).isZero();
+  }
+
+  @Test
+  void anAmendThatMakesTheOrderMarketableFillsItAtOnce() {
+    Order buy = gtc("A1", "EQ1", Side.BUY, 10, "90");
+    place(buy);
+    amend(buy.getOrderId(), null, "101", null, FlowFixture.NOW.plusSeconds(1));    // the price is 100
+    OrderResult fill = flow.results.readValue();
+    assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("100"));
+    assertThat(fill.getLimitPrice()).isEqualTo(FlowFixture.money("101"));
+    assertThat(bookSize()).isZero();
+    assertThat(reserved()).isZero();
+  }
+
+  @Test
+  void anAmendTheOrderCannotTakeLeavesItWorkingUnchanged() {
+    Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
+    place(buy);
+    flow.events.readValuesToList();
+    amend(buy.getOrderId(), 100_000L, null, null, FlowFixture.NOW.plusSeconds(1));   // 9.5m: beyond its power
+    OrderEvent refused = flow.events.readValue();
+    assertThat(refused.getEvent()).isEqualTo(OrderEventType.AMEND_REJECTED);
+    assertThat(refused.getDetail()).contains("INSUFFICIENT_BUYING_POWER").contains("unchanged");
+    amend(buy.getOrderId(), null, null, "99", FlowFixture.NOW.plusSeconds(2));       // a limit order has no stop
+    assertThat(flow.events.readValue().getDetail()).contains("no stop");
+    assertThat(flow.results.isEmpty()).isTrue();
+    assertThat(working(buy.getOrderId()).order().getQuantity()).isEqualTo(10);
+    assertThat(reserved()).isEqualTo(m("950"));
+    assertThat(bookSize()).isEqualTo(1);
+    tick("EQ1", "95");
+    assertThat(flow.results.readValue().getQuantity()).isEqualTo(10);
+  }
+
+  @Test
+  void anAmendAndAFillRacingEndAsExactlyOneOfThem() {
+    // The book triggers the old terms while the amend is on its way: the amend wins, the stale trigger is
+    // dropped, and the amended order works on.
+    Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
+    place(buy);
+    long placed = working(buy.getOrderId()).placedMs();
+    amend(buy.getOrderId(), null, "80", null, FlowFixture.NOW.plusSeconds(1));
+    flow.triggersIn.pipeInput("M1", OrderTrigger.newBuilder().setOrderId(buy.getOrderId()).setInstrumentId("EQ1")
+        .setPrice(FlowFixture.money("95")).setTickSequence(99).setTriggeredTs(FlowFixture.NOW)
+        .setPlacedTs(java.time.Instant.ofEpochMilli(placed)).build());
+    assertThat(flow.results.isEmpty()).isTrue();
+    assertThat(working(buy.getOrderId()).order().getLimitPrice()).isEqualTo(FlowFixture.money("80"));
+    assertThat(reserved()).isEqualTo(m("800"));
+
+    // The fill first: the amend finds nothing working.
+    tick("EQ1", "80");
+    assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    flow.events.readValuesToList();
+    amend(buy.getOrderId(), 5L, null, null, FlowFixture.NOW.plusSeconds(2));
+    OrderEvent late = flow.events.readValue();
+    assertThat(late.getEvent()).isEqualTo(OrderEventType.AMEND_REJECTED);
+    assertThat(late.getDetail()).contains("not working");
+    assertThat(flow.results.isEmpty()).isTrue();
+  }
+
+  @Test
+  void anAmendedStopMovesItsTrigger() {
+    flow.buy("A1", "EQ1", 10);
+    Order sell = stop("A1", "EQ1", Side.SELL, 10, "90", TimeInForce.DAY);
+    place(sell);
+    amend(sell.getOrderId(), null, null, "95", FlowFixture.NOW.plusSeconds(1));
+    assertThat(working(sell.getOrderId()).expiresMs()).isPositive();   // a DAY order stays one
+    tick("EQ1", "96");
+    assertThat(flow.results.isEmpty()).isTrue();
+    tick("EQ1", "94.5");
+    assertThat(flow.results.readValue().getFillPrice()).isEqualTo(FlowFixture.money("94.5"));
   }
 }
