@@ -5,6 +5,7 @@ Every command reads the same configuration (platform/stack.env, overridable by e
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
@@ -273,6 +274,34 @@ def cmd_keys(cfg, args) -> int:
     return 0
 
 
+def cmd_statement(cfg, args) -> int:
+    from . import statement as st
+    end = st.parse_time(args.to) if args.to else dt.datetime.now(dt.timezone.utc)
+    start = st.parse_time(args.since) if args.since else end - dt.timedelta(days=1)
+    try:
+        s = st.statement(cfg, args.account, start, end)
+    except (st.UnknownAccount, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    text = s.to_csv() if args.format == "csv" else s.to_json()
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{len(s.lines)} lines for account {s.account_id} -> {args.out}")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def cmd_history(cfg, args) -> int:
+    from . import statement as st
+    steps = st.history(cfg, args.member, args.order)
+    if not steps:
+        print(f"error: no order {args.order} of member {args.member} in Postgres (yet)", file=sys.stderr)
+        return 2
+    print(json.dumps({"member_id": args.member, "order_id": args.order, "steps": steps}, indent=2))
+    return 0
+
+
 def cmd_schemas(cfg, args) -> int:
     from . import schemas
     if args.action == "list":
@@ -493,6 +522,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--label", help="issue/rotate: who or what holds the key")
     s.add_argument("--key-id", help="revoke: only this key (k_...), not all of the member's")
     s.set_defaults(func=cmd_keys)
+
+    s = sub.add_parser("statement", help="an account's statement from Postgres: order events, fills, cash "
+                       "movements, realized P&L over a time range, as JSON or CSV")
+    s.add_argument("account", help="the account id, e.g. A0000001")
+    s.add_argument("--from", dest="since", help="start, ISO 8601 (UTC unless it says), inclusive; default a day "
+                   "before --to")
+    s.add_argument("--to", help="end, exclusive; default now")
+    s.add_argument("--format", choices=["json", "csv"], default="json")
+    s.add_argument("--out", help="write to this file instead of stdout")
+    s.set_defaults(func=cmd_statement)
+
+    s = sub.add_parser("history", help="one order's whole history from Postgres: placed, amended, triggered, "
+                       "filled, cancelled, expired")
+    s.add_argument("member", help="the member id")
+    s.add_argument("order", help="the member's order id")
+    s.set_defaults(func=cmd_history)
 
     s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
     s.add_argument("action", choices=["list", "show", "check", "register"])

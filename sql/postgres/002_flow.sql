@@ -38,6 +38,30 @@ CREATE TABLE IF NOT EXISTS order_results (
 CREATE INDEX IF NOT EXISTS order_results_by_member ON order_results (member_id, processed_ts);
 CREATE INDEX IF NOT EXISTS order_results_by_reason ON order_results (reason) WHERE reason IS NOT NULL;
 
+-- The steps of working orders' lives (order-events: OPEN, AMENDED, TRIGGERED, CANCELLED, EXPIRED, refused
+-- cancels and amends); the final outcome of each is its order_results row. An order has many events, so a
+-- row is keyed by where its record sits in Kafka: a replayed record rewrites its own row.
+CREATE TABLE IF NOT EXISTS order_events (
+  order_id            text NOT NULL,
+  member_id           text NOT NULL,
+  event               text NOT NULL,
+  price               numeric(18, 6),
+  reserved            numeric(18, 6),
+  detail              text,
+  ts                  timestamptz NOT NULL,
+  trace_id            text,
+  quantity            bigint,
+  account_id          text,
+  instrument_id       text,
+  __connect_topic     text NOT NULL,
+  __connect_partition integer NOT NULL,
+  __connect_offset    bigint NOT NULL,
+  synced_at           timestamptz,
+  PRIMARY KEY (__connect_topic, __connect_partition, __connect_offset)
+);
+CREATE INDEX IF NOT EXISTS order_events_by_order ON order_events (member_id, order_id, ts);
+CREATE INDEX IF NOT EXISTS order_events_by_account ON order_events (account_id, ts);
+
 CREATE TABLE IF NOT EXISTS positions (
   account_id    text NOT NULL,
   member_id     text NOT NULL,
@@ -131,8 +155,8 @@ CREATE TABLE IF NOT EXISTS pnl_members (
 DO $$
 DECLARE t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['order_results', 'positions', 'realized_pnl', 'pnl_positions', 'pnl_accounts',
-                           'pnl_members'] LOOP
+  FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'realized_pnl', 'pnl_positions',
+                           'pnl_accounts', 'pnl_members'] LOOP
     IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = t || '_synced_at') THEN
       EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION brokerstream_touch()',
                      t || '_synced_at', t);

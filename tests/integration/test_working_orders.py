@@ -29,10 +29,10 @@ def _cancel(stack, member: str, order_id: str) -> None:
     assert p.flush(10) == 0
 
 
-def _tick(stack, price: Decimal, sequence: int) -> None:
+def _tick(stack, price: Decimal, sequence: int, equity: str = EQUITY) -> None:
     p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
-    p.produce("price-ticks", encode_tick(schema_header(stack, "price-ticks", "PriceTick"), StringCache(), EQUITY,
-                                         int(price * 1_000_000), int(time.time() * 1000), sequence), EQUITY.encode())
+    p.produce("price-ticks", encode_tick(schema_header(stack, "price-ticks", "PriceTick"), StringCache(), equity,
+                                         int(price * 1_000_000), int(time.time() * 1000), sequence), equity.encode())
     assert p.flush(10) == 0
 
 

@@ -7,7 +7,8 @@ from brokerstream.connectors import load_specs
 from brokerstream.topics import load_catalog
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
-SYNCED = {"order-results", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts", "pnl.members"}
+SYNCED = {"order-results", "order-events", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts",
+          "pnl.members"}
 
 
 def _sinks():
@@ -35,7 +36,8 @@ def test_each_sink_writes_tables_the_ddl_creates():
     ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", ddl))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"order_results", "realized_pnl", "positions", "pnl_positions", "pnl_accounts", "pnl_members"}
+    assert tables == {"order_results", "order_events", "realized_pnl", "positions", "pnl_positions", "pnl_accounts",
+                      "pnl_members"}
     assert tables <= created
 
 
@@ -49,7 +51,12 @@ def test_each_sink_upserts_by_its_tables_primary_key():
     # an order id is unique per member only: results and realized P&L are keyed by both
     ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
     for spec in _sinks():
-        fields = spec.config["primary.key.fields"].split(",")
+        if spec.config["primary.key.mode"] == "kafka":
+            # many rows per key (an order's events): each record is its own row, by its place in Kafka
+            fields = ["__connect_topic", "__connect_partition", "__connect_offset"]
+            assert "primary.key.fields" not in spec.config, spec.name
+        else:
+            fields = spec.config["primary.key.fields"].split(",")
         for topic in spec.config["topics"].split(","):
             assert _primary_key(ddl, _table_of(spec, topic)) == fields, (spec.name, topic)
     assert _primary_key(ddl, "order_results") == ["member_id", "order_id"]

@@ -5,6 +5,7 @@ import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.avro.Order;
+import io.brokerstream.avro.Side;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
@@ -26,11 +27,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The book of working orders, in the task that sees an equity's ticks (orders.resting and price-ticks are
- * both keyed by equity). Entries are keyed equity|placed time|member|order id, so one prefix scan per tick
- * walks the equity's working orders (on it and on its options) in the order they were placed: when one
- * tick crosses many, they trigger in that order (price-time priority of triggering). A limit order is
- * crossed when the price reaches its limit from the side it waits on; a stop order when the price touches
- * its stop (a buy stop from below, a sell stop from above). A crossed order
+ * both keyed by equity). Entries are indexed by level ({@link #bookKey}), so a tick reads only the orders
+ * it crosses (and the options on the equity, which the model prices at the tick) rather than the whole
+ * book; when one tick crosses many, they trigger in the order they took their place (price-time priority
+ * of triggering). A limit order is crossed when the price reaches its limit from the side it waits on; a
+ * stop order when the price touches its stop (a buy stop from below, a sell stop from above). A crossed order
  * leaves the book as it triggers, so it triggers once; its member's task decides it.
  */
 public final class BookProcessor implements Processor<String, SpecificRecord, String, OrderTrigger> {
@@ -67,9 +68,18 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
         .setPlacedTs(Instant.ofEpochMilli(open.placedMs())).setRemoved(removed).build();
   }
 
+  /**
+   * equity|group|level|placed|member|order. An equity's own orders are grouped by side and kind and sorted
+   * by level, so the orders one tick crosses are one contiguous range per group: a buy limit is crossed by
+   * a price at or below its level (levels from the price up), a sell limit at or above (levels up to the
+   * price), a buy stop at or above, a sell stop at or below. Options on the equity ("O") have no level in
+   * the equity's price: each is priced by the model at the tick and checked.
+   */
   static String bookKey(RestingOrder r) {
-    return String.format("%s|%019d|%s|%s", r.getUnderlyingId(), r.getPlacedTs().toEpochMilli(), r.getMemberId(),
-        r.getOrderId());
+    String group = !r.getInstrumentId().equals(r.getUnderlyingId()) ? "O"
+        : (r.getSide() == Side.BUY ? "B" : "S") + (r.getStop() ? "S" : "L");
+    return String.format("%s|%s|%019d|%019d|%s|%s", r.getUnderlyingId(), group, Micros.of(r.getLimitPrice()),
+        r.getPlacedTs().toEpochMilli(), r.getMemberId(), r.getOrderId());
   }
 
   @Override
@@ -87,31 +97,59 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     }
   }
 
+  private record Fired(String bookKey, long placedMs, String member, String orderId, OrderTrigger trigger) {}
+
   private void crossed(Record<String, SpecificRecord> record, PriceTick tick) {
+    String equity = tick.getInstrumentId();
     long spot = Micros.of(tick.getPrice());
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
-    Map<String, Long> prices = new HashMap<>();
-    record Fired(String bookKey, String member, OrderTrigger trigger) {}
     List<Fired> fired = new ArrayList<>();
-    try (KeyValueIterator<String, RestingOrder> it = book.prefixScan(tick.getInstrumentId() + "|", KEYS)) {
+    String level = String.format("%019d|", spot);
+    // levels from the price up: buy limits and sell stops; levels up to the price: sell limits and buy stops
+    collect(fired, book.range(equity + "|BL|" + level, equity + "|BL|~"), spot, tick, now);
+    collect(fired, book.range(equity + "|SS|" + level, equity + "|SS|~"), spot, tick, now);
+    collect(fired, book.range(equity + "|SL|", equity + "|SL|" + level + "~"), spot, tick, now);
+    collect(fired, book.range(equity + "|BS|", equity + "|BS|" + level + "~"), spot, tick, now);
+    Map<String, Long> prices = new HashMap<>();
+    try (KeyValueIterator<String, RestingOrder> it = book.prefixScan(equity + "|O|", KEYS)) {
       while (it.hasNext()) {
         KeyValue<String, RestingOrder> e = it.next();
         RestingOrder r = e.value;
         Long price = prices.computeIfAbsent(r.getInstrumentId(), id -> priceOf(id, spot, now));
-        if (price == null) {
-          continue; // an option the model cannot price now (no volatility): it waits for one that can
-        }
-        if (Placement.crosses(r.getSide(), r.getStop(), price, Micros.of(r.getLimitPrice()))) {
-          fired.add(new Fired(e.key, r.getMemberId(), OrderTrigger.newBuilder().setOrderId(r.getOrderId())
-              .setInstrumentId(r.getInstrumentId()).setPrice(Micros.toDecimal(price))
-              .setTickSequence(tick.getSequence()).setTriggeredTs(now).setPlacedTs(r.getPlacedTs()).build()));
+        // an option the model cannot price now (no volatility) waits for one that can
+        if (price != null && Placement.crosses(r.getSide(), r.getStop(), price, Micros.of(r.getLimitPrice()))) {
+          fired.add(fire(e.key, r, price, tick, now));
         }
       }
     }
+    // Price-time priority of triggering: the crossed orders in the order they took their place.
+    fired.sort(java.util.Comparator.comparingLong(Fired::placedMs).thenComparing(Fired::member)
+        .thenComparing(Fired::orderId));
     for (Fired f : fired) {
       book.delete(f.bookKey());
       context.forward(record.withKey(f.member()).withValue(f.trigger()));
     }
+  }
+
+  /** Every entry of a range is crossed by construction of the key; the check is the guard of that. */
+  private void collect(List<Fired> fired, KeyValueIterator<String, RestingOrder> range, long spot, PriceTick tick,
+      Instant now) {
+    try (range) {
+      while (range.hasNext()) {
+        KeyValue<String, RestingOrder> e = range.next();
+        RestingOrder r = e.value;
+        if (Placement.crosses(r.getSide(), r.getStop(), spot, Micros.of(r.getLimitPrice()))) {
+          fired.add(fire(e.key, r, spot, tick, now));
+        }
+      }
+    }
+  }
+
+  private static Fired fire(String key, RestingOrder r, long price, PriceTick tick, Instant now) {
+    return new Fired(key, r.getPlacedTs().toEpochMilli(), r.getMemberId(), r.getOrderId(),
+        OrderTrigger.newBuilder().setOrderId(r.getOrderId()).setInstrumentId(r.getInstrumentId())
+            .setPrice(Micros.toDecimal(price)).setTickSequence(tick.getSequence()).setTriggeredTs(now)
+            .setPlacedTs(r.getPlacedTs()).build());
   }
 
   private Long priceOf(String instrumentId, long spot, Instant now) {

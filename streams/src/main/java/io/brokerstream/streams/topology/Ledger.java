@@ -113,18 +113,25 @@ final class Ledger {
         .build()), RESULTS_SINK);
   }
 
-  void event(Record<String, ?> in, String member, String orderId, OrderEventType type, Long price, Long reserved,
-      String detail, String traceId) {
-    event(in, member, orderId, type, price, reserved, null, detail, traceId);
-  }
-
-  void event(Record<String, ?> in, String member, String orderId, OrderEventType type, Long price, Long reserved,
+  /** A step in a working order's life, with what it trades (so an account's statement finds it). */
+  void event(Record<String, ?> in, String member, Order order, OrderEventType type, Long price, Long reserved,
       Long quantity, String detail, String traceId) {
-    context.forward(in.withKey(Topics.resultKey(member, orderId)).withValue(OrderEvent.newBuilder()
-        .setOrderId(orderId).setMemberId(member).setEvent(type)
+    emit(in, member, order.getOrderId(), OrderEvent.newBuilder().setAccountId(order.getAccountId())
+        .setInstrumentId(order.getInstrumentId()).setEvent(type)
         .setPrice(price == null ? null : Micros.toDecimal(price))
         .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
-        .setQuantity(quantity).setDetail(detail).setTs(now()).setTraceId(traceId).build()), EVENTS_SINK);
+        .setQuantity(quantity).setDetail(detail).setTraceId(traceId));
+  }
+
+  /** A cancel or amend that found no working order: what it named is all there is to tell. */
+  void refusal(Record<String, ?> in, String member, String orderId, OrderEventType type, String detail,
+      String traceId) {
+    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(detail).setTraceId(traceId));
+  }
+
+  private void emit(Record<String, ?> in, String member, String orderId, OrderEvent.Builder event) {
+    context.forward(in.withKey(Topics.resultKey(member, orderId))
+        .withValue(event.setOrderId(orderId).setMemberId(member).setTs(now()).build()), EVENTS_SINK);
   }
 
   void book(Record<String, ?> in, io.brokerstream.avro.RestingOrder entry) {

@@ -101,7 +101,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
       OpenOrder open = new OpenOrder(order, record.timestamp(), record.timestamp(), rests.hold(), rests.underlyingId(),
           expires);
       working.rest(member, resultKey, open);
-      ledger.event(record, member, order.getOrderId(), OrderEventType.OPEN, rests.level(), rests.hold(),
+      ledger.event(record, member, order, OrderEventType.OPEN, rests.level(), rests.hold(),
           order.getQuantity(), null, order.getTraceId());
       ledger.book(record, BookProcessor.entry(member, open, false));
       return;

@@ -23,7 +23,7 @@ public final class StoreNames {
   /** member -> buying power reserved for its working buys. */
   public static final String MEMBER_RESERVED = "member-reserved";
   // per equity task (co-partitioned with price-ticks)
-  /** underlying|placed time|member|order id -> a working order, in the order ticks trigger them. */
+  /** underlying|group|level|placed time|member|order id -> a working order, by the level that triggers it. */
   public static final String RESTING_BOOK = "resting-book";
   // per member|order id (partitioned like order-results)
   public static final String ORDER_RESULTS = "order-results-store";

@@ -90,7 +90,7 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     OpenOrder open = working.take(member, key);
     Order order = open.order();
     long price = Micros.of(trigger.getPrice());
-    ledger.event(record, member, order.getOrderId(), OrderEventType.TRIGGERED, price, null, null, order.getTraceId());
+    ledger.event(record, member, order, OrderEventType.TRIGGERED, price, null, null, null, order.getTraceId());
     // Decided again in full at the crossing price and the broker's time of the tick: the account, the
     // instrument, short rules and buying power (less what the member's other working orders hold) may
     // have changed while it rested. A stop order is a market order now: no limit to meet.
@@ -103,13 +103,13 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     String key = Topics.resultKey(member, command.getOrderId());
     OpenOrder open = working.take(member, key);
     if (open == null) {
-      ledger.event(record, member, command.getOrderId(), OrderEventType.CANCEL_REJECTED, null, null,
+      ledger.refusal(record, member, command.getOrderId(), OrderEventType.CANCEL_REJECTED,
           notWorking(key, command.getOrderId(), member), command.getTraceId());
       return;
     }
     Order order = open.order();
     ledger.book(record, BookProcessor.entry(member, open, true));
-    ledger.event(record, member, order.getOrderId(), OrderEventType.CANCELLED, null, null, null, command.getTraceId());
+    ledger.event(record, member, order, OrderEventType.CANCELLED, null, null, null, null, command.getTraceId());
     ledger.cancelled(record, member, order, open.receivedMs());
   }
 
@@ -122,7 +122,7 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     String key = Topics.resultKey(member, command.getOrderId());
     OpenOrder open = working.take(member, key);
     if (open == null) {
-      ledger.event(record, member, command.getOrderId(), OrderEventType.AMEND_REJECTED, null, null,
+      ledger.refusal(record, member, command.getOrderId(), OrderEventType.AMEND_REJECTED,
           notWorking(key, command.getOrderId(), member), command.getTraceId());
       return;
     }
@@ -143,7 +143,7 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     }
     if (refused != null) {
       working.rest(member, key, open); // as it was, holding what it held
-      ledger.event(record, member, before.getOrderId(), OrderEventType.AMEND_REJECTED, null, null,
+      ledger.event(record, member, before, OrderEventType.AMEND_REJECTED, null, null, null,
           "amend refused, the order works on unchanged: " + refused, command.getTraceId());
       return;
     }
@@ -153,12 +153,12 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
           rests.underlyingId(), open.expiresMs());
       working.rest(member, key, amended);
       ledger.book(record, BookProcessor.entry(member, amended, false));
-      ledger.event(record, member, after.getOrderId(), OrderEventType.AMENDED, rests.level(), rests.hold(),
+      ledger.event(record, member, after, OrderEventType.AMENDED, rests.level(), rests.hold(),
           after.getQuantity(), null, command.getTraceId());
       return;
     }
     // Marketable on its new terms: it fills now.
-    ledger.event(record, member, after.getOrderId(), OrderEventType.AMENDED, null, null, after.getQuantity(),
+    ledger.event(record, member, after, OrderEventType.AMENDED, null, null, after.getQuantity(),
         "the amended order could fill at once", command.getTraceId());
     ledger.decided(record, member, after, open.receivedMs(), ((Placement.Now) outcome).decision());
   }
@@ -189,7 +189,7 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
       Order order = open.order();
       Instant close = Instant.ofEpochMilli(open.expiresMs());
       ledger.book(at, BookProcessor.entry(member, open, true));
-      ledger.event(at, member, order.getOrderId(), OrderEventType.EXPIRED, null, null,
+      ledger.event(at, member, order, OrderEventType.EXPIRED, null, null, null,
           "DAY order still working at the market close " + close, order.getTraceId());
       ledger.expired(at, member, order, open.receivedMs(), close);
     }

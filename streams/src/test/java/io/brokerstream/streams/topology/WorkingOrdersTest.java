@@ -510,4 +510,29 @@ class WorkingOrdersTest {
     tick("EQ1", "94.5");
     assertThat(flow.results.readValue().getFillPrice()).isEqualTo(FlowFixture.money("94.5"));
   }
+
+  @Test
+  void aTickTriggersExactlyTheLimitsAndStopsOfEverySideItCrossesInPlacementOrder() {
+    flow.buy("A1", "EQ1", 100);                                          // sells below are covered
+    Order sellStopHit = stop("A1", "EQ1", Side.SELL, 1, "97", TimeInForce.GTC);
+    Order buyLimitHit = gtc("A1", "EQ1", Side.BUY, 1, "96");
+    Order buyLimitMissed = gtc("A1", "EQ1", Side.BUY, 1, "94");
+    Order sellLimitMissed = gtc("A1", "EQ1", Side.SELL, 1, "101");
+    Order buyStopMissed = stop("A1", "EQ1", Side.BUY, 1, "101", TimeInForce.GTC);
+    Order sellStopMissed = stop("A1", "EQ1", Side.SELL, 1, "94", TimeInForce.GTC);
+    Order buyLimitAtTheTick = gtc("A1", "EQ1", Side.BUY, 1, "95");
+    List<Order> all = List.of(sellStopHit, buyLimitHit, buyLimitMissed, sellLimitMissed, buyStopMissed,
+        sellStopMissed, buyLimitAtTheTick);
+    for (int i = 0; i < all.size(); i++) {
+      flow.orders.pipeInput("M1", all.get(i), FlowFixture.NOW.plusMillis(10 + i));
+    }
+    assertThat(flow.results.isEmpty()).isTrue();
+    tick("EQ1", "95");
+    assertThat(flow.triggers.readValuesToList().stream().map(OrderTrigger::getOrderId))
+        .containsExactly(sellStopHit.getOrderId(), buyLimitHit.getOrderId(), buyLimitAtTheTick.getOrderId());
+    assertThat(bookSize()).isEqualTo(4);
+    tick("EQ1", "101");                                                  // the other way: sell limit, buy stop
+    assertThat(flow.triggers.readValuesToList().stream().map(OrderTrigger::getOrderId))
+        .containsExactly(sellLimitMissed.getOrderId(), buyStopMissed.getOrderId());
+  }
 }

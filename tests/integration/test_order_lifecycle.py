@@ -1,0 +1,151 @@
+"""The order lifecycle on the real stack, through the gateway: a stop order rests, is listed, amended and
+cancelled (DELETE answers with the outcome that won); the account statement and the order's history come
+back from Postgres; and a kill -9 of the order flow while ticks cross working orders triggers nothing twice
+and loses nothing."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import os
+import signal
+import time
+from decimal import Decimal
+
+from brokerstream import statement
+from brokerstream.flowcheck import read_topic, result_key
+
+from .conftest import launcher
+from .test_exactly_once import streams_pid
+from .test_working_orders import _events, _tick
+
+M1, M2 = "M000001", "M000002"
+LIFECYCLE_EQUITY = "EQ000012"   # no other test ticks these two
+RESTART_EQUITY = "EQ000013"
+
+
+def _sequence() -> int:
+    """Tick sequence numbers that only grow, also across runs on a kept stack."""
+    return time.time_ns() // 1000
+
+
+def _account(world, member: str) -> str:
+    return next(a for a in world.accounts if a.member_id == member and a.status == "ACTIVE").account_id
+
+
+def _open(gw, member: str) -> dict[str, dict]:
+    resp = gw.get(f"/members/{member}/orders", status="OPEN")
+    assert resp.status_code == 200, resp.text
+    return {o["order_id"]: o for o in resp.json()["orders"]}
+
+
+def _until(what: str, check, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.5)
+
+
+def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_postgres(stack, world, gateway_for):
+    gw = gateway_for(M1)
+    account = _account(world, M1)
+    started = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=5)
+    price = Decimal(gw.order(account_id=account, instrument_id=LIFECYCLE_EQUITY, side="BUY", quantity=2)["fill_price"])
+    stop = (price * Decimal("1.2")).quantize(Decimal("0.01"))
+    resp = gw.post("/orders", {"account_id": account, "instrument_id": LIFECYCLE_EQUITY, "side": "BUY",
+                               "quantity": 3, "stop_price": str(stop), "time_in_force": "GTC"})
+    assert resp.status_code == 202, resp.text
+    order_id = resp.json()["order_id"]
+
+    listed = _until("the stop order to be listed", lambda: _open(gw, M1).get(order_id))
+    assert (listed["quantity"], Decimal(listed["stop_price"]), listed["limit_price"]) == (3, stop, None)
+    assert Decimal(listed["reserved"]) == 3 * stop and listed["time_in_force"] == "GTC"
+    # the list is the member's own; only OPEN is listed here
+    assert gateway_for(M2).get(f"/members/{M1}/orders").status_code == 403
+    assert gw.get(f"/members/{M1}/orders", status="FILLED").status_code == 400
+
+    bad = gw.http.patch(f"{gw.url}/orders/{order_id}", json={"side": "SELL"}, timeout=30)
+    assert bad.status_code == 400 and bad.json()["field"] == "side"
+    new_stop = (stop * Decimal("1.05")).quantize(Decimal("0.01"))
+    amended = gw.http.patch(f"{gw.url}/orders/{order_id}", json={"quantity": 5, "stop_price": str(new_stop)}, timeout=30)
+    assert amended.status_code == 202 and amended.json()["status"] == "AMEND_REQUESTED", amended.text
+    _until("the amend", lambda: _open(gw, M1).get(order_id, {}).get("quantity") == 5)
+    assert Decimal(_open(gw, M1)[order_id]["stop_price"]) == new_stop
+    _tick(stack, stop, _sequence(), LIFECYCLE_EQUITY)     # the old stop: no longer a trigger
+
+    cancelled = gw.http.delete(f"{gw.url}/orders/{order_id}", params={"wait_ms": 20000}, timeout=40)
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED", cancelled.text
+    again = gw.http.delete(f"{gw.url}/orders/{order_id}", timeout=40)
+    assert again.status_code == 409 and "CANCELLED" in again.json()["error"]
+    assert order_id not in _open(gw, M1)
+    assert [e["event"] for e in _events(stack, M1, order_id, 3)] == ["OPEN", "AMENDED", "CANCELLED"]
+
+    # Postgres: the events and the outcome reach it through the sinks; the statement and history read them
+    def synced():
+        s = statement.statement(stack, account, started, dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=1))
+        mine = [ln for ln in s.lines if ln["order_id"] == order_id]
+        return s if len(mine) == 4 else None
+    s = _until("the order's events and result in Postgres", synced, timeout=60)
+    mine = [ln for ln in s.lines if ln["order_id"] == order_id]
+    # the cancel's event and its result carry the same broker time, so only the first two are in a fixed order
+    assert [ln["kind"] for ln in mine][:2] == ["OPEN", "AMENDED"]
+    assert sorted(ln["kind"] for ln in mine[2:]) == ["CANCELLED", "CANCELLED"]
+    fill = next(ln for ln in s.lines if ln["kind"] == "FILL" and ln["instrument_id"] == LIFECYCLE_EQUITY)
+    assert fill["cash_movement"] == -2 * Decimal(fill["price"])      # a buy of 2 at its price, multiplier 1
+    doc = json.loads(s.to_json())
+    assert doc["account_id"] == account and doc["counts"]["FILL"] >= 1
+    assert Decimal(doc["cash_movement"]) == s.cash_movement
+    rows = list(csv.DictReader(io.StringIO(s.to_csv())))
+    assert len(rows) == len(s.lines) and {r["kind"] for r in rows} >= {"FILL", "OPEN", "AMENDED", "CANCELLED"}
+
+    steps = statement.history(stack, M1, order_id)
+    assert [st["event"] for st in steps] == ["PLACED", "OPEN", "AMENDED", "CANCELLED", "CANCELLED"]  # event, then end
+    assert steps[2]["quantity"] == 5 and Decimal(steps[2]["price"]) == new_stop
+    # another member's order id names nothing of this member
+    assert statement.history(stack, M2, order_id) == []
+
+
+def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice(stack, stack_env, world, gateway_for):
+    gw = gateway_for(M1)
+    account = _account(world, M1)
+    price = Decimal(gw.order(account_id=account, instrument_id=RESTART_EQUITY, side="BUY", quantity=1)["fill_price"])
+    limits = [(price * (Decimal("0.80") + Decimal("0.005") * i)).quantize(Decimal("0.01")) for i in range(30)]
+    placed = {}
+    for limit in limits:
+        resp = gw.post("/orders", {"account_id": account, "instrument_id": RESTART_EQUITY, "side": "BUY",
+                                   "quantity": 2, "limit_price": str(limit), "time_in_force": "GTC"})
+        assert resp.status_code == 202, resp.text
+        placed[resp.json()["order_id"]] = limit
+    _until("every order working", lambda: set(placed) <= set(_open(gw, M1)))
+
+    # ticks walk down through the limits; the flow dies in the middle and the rest arrive while it is down
+    ticks = [(price * (Decimal("0.95") - Decimal("0.003") * i)).quantize(Decimal("0.000001")) for i in range(60)]
+    for tick in ticks[:20]:
+        _tick(stack, tick, _sequence(), RESTART_EQUITY)
+        time.sleep(0.05)
+    victim = streams_pid(stack_env)
+    os.kill(victim, signal.SIGKILL)
+    for tick in ticks[20:]:
+        _tick(stack, tick, _sequence(), RESTART_EQUITY)
+    launcher(stack_env, "up", "--no-install", "streams")
+    assert streams_pid(stack_env) != victim
+
+    keys = {result_key(M1, o) for o in placed}
+
+    def all_results():
+        found = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
+        return found if len(found) >= len(placed) else None
+    results = _until("every working order's result", all_results, timeout=180)
+    time.sleep(3)   # anything decided twice would show by now
+    results = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
+    assert sorted(r["order_id"] for r in results) == sorted(placed), "one result per order, none twice"
+    assert all(r["status"] == "ACCEPTED" for r in results), [r for r in results if r["status"] != "ACCEPTED"]
+    assert all(Decimal(r["fill_price"]) <= placed[r["order_id"]] for r in results)
+    events = [m.value for m in read_topic(stack, "order-events", keys=lambda k: k in keys)]
+    triggered = [e["order_id"] for e in events if e["event"] == "TRIGGERED"]
+    assert sorted(triggered) == sorted(placed), "each order triggered exactly once"
+    assert not set(placed) & set(_open(gw, M1)), "nothing left working, so nothing left reserved"
