@@ -339,6 +339,9 @@ def cmd_sql(cfg, args) -> int:
 
 def cmd_bench(cfg, args) -> int:
     args.tick_rate_given = args.tick_rate is not None
+    args.duration_given = args.duration is not None
+    if args.duration is None:
+        args.duration = 30
     if args.tick_rate is None:
         args.tick_rate = 10_000
     if args.architecture != "streams" and args.which not in ("drain", "system"):
@@ -361,9 +364,19 @@ def cmd_bench(cfg, args) -> int:
             raise FileNotFoundError(f"{jar} is missing: run ./brokerstream install (it builds the Java modules)")
         return subprocess.call([cfg.java(), "-cp", str(jar), "io.brokerstream.trace.bench.TracingBench",
                                 str(args.trace_one_in), str(args.stack_us_per_order)])
+    if args.which == "book":
+        from .bench import book
+        result = book.run(cfg, orders=args.orders or 100_000, tick_rate=args.tick_rate,
+                          duration=args.duration if args.duration_given else 60.0, spread=args.spread,
+                          time_scale=args.time_scale)
+        for line in result.lines():
+            print(f"[book] {line}")
+        if args.json:
+            book.write(result, Path(args.json))
+        return 0
     if args.which == "drain":
         from .bench import drain
-        result = drain.run(cfg, orders=args.orders, warmup=args.warmup, tick_rate=args.tick_rate,
+        result = drain.run(cfg, orders=args.orders or 1_000_000, warmup=args.warmup, tick_rate=args.tick_rate,
                            profile=args.profile, architecture=args.architecture)
         for line in result.lines():
             print(f"[drain] {line}")
@@ -561,7 +574,11 @@ def build_parser() -> argparse.ArgumentParser:
                                      "`drain` (prefill, then drain), `gateway`, `sink` (Postgres lag), "
                                      "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
                                      "no stack), `tracing` (stage tracing's cost, alone)")
-    s.add_argument("which", choices=["system", "drain", "gateway", "sink", "pnl", "pricing", "tracing"])
+    s.add_argument("which", choices=["system", "drain", "book", "gateway", "sink", "pnl", "pricing", "tracing"])
+    s.add_argument("--spread", type=float, default=0.02, help="book: working orders rest 0.1 %% to this far "
+                   "from the price (0.02)")
+    s.add_argument("--time-scale", type=float, default=50.0, help="book: market seconds the ticks' GBM walks "
+                   "per second (50)")
     s.add_argument("--trace-one-in", type=int, default=100, help="tracing: one order in N sampled (100, as bench system)")
     s.add_argument("--stack-us-per-order", type=float, default=1720.0,
                    help="tracing: whole-stack CPU microseconds per order to compare with (1,720: bench system's "
@@ -578,7 +595,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-ceiling", action="store_true", help="system: skip Kafka's producer ceiling")
     s.add_argument("--option-share", type=float, default=0.3, help="pnl: share of positions in options")
     s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
-    s.add_argument("--orders", type=int, default=1_000_000, help="drain: measured orders")
+    s.add_argument("--orders", type=int, default=None, help="drain: measured orders (1,000,000); "
+                   "book: working orders (100,000)")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
     s.add_argument("--tick-rate", type=float, default=None,
                    help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway: 1,000)")
@@ -588,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "monolith (baseline/); the other is stopped for the run")
     s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
                                                "sink: orders per second (5000)")
-    s.add_argument("--duration", type=float, default=30, help="gateway: seconds")
+    s.add_argument("--duration", type=float, default=None, help="gateway: seconds (30); book: seconds of ticks (60)")
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)
 

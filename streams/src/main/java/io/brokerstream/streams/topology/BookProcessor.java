@@ -41,6 +41,7 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
   private ProcessorContext<String, OrderTrigger> context;
   private KeyValueStore<String, RestingOrder> book;
   private ReferenceData ref;
+  private BookTops tops;
 
   public BookProcessor(OrderDecider decider, ReferenceCache cache) {
     this(decider, context -> new StoreReferenceData(context, cache));
@@ -55,6 +56,7 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
   public void init(ProcessorContext<String, OrderTrigger> context) {
     this.context = context;
     book = context.getStateStore(StoreNames.RESTING_BOOK);
+    tops = new BookTops(book);
     ref = referenceData.apply(context);
   }
 
@@ -85,11 +87,13 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
   @Override
   public void process(Record<String, SpecificRecord> record) {
     if (record.value() instanceof RestingOrder entry) {
+      String key = bookKey(entry);
       if (entry.getRemoved()) {
-        book.delete(bookKey(entry));
+        book.delete(key);
       } else {
-        book.put(bookKey(entry), entry);
+        book.put(key, entry);
       }
+      tops.changed(entry.getUnderlyingId(), key, !entry.getRemoved());
     } else if (record.value() instanceof PriceTick tick) {
       crossed(record, tick);
     } else if (record.value() != null) {
@@ -105,11 +109,19 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     List<Fired> fired = new ArrayList<>();
     String level = String.format("%019d|", spot);
-    // levels from the price up: buy limits and sell stops; levels up to the price: sell limits and buy stops
-    collect(fired, book.range(equity + "|BL|" + level, equity + "|BL|~"), spot, tick, now);
-    collect(fired, book.range(equity + "|SS|" + level, equity + "|SS|~"), spot, tick, now);
-    collect(fired, book.range(equity + "|SL|", equity + "|SL|" + level + "~"), spot, tick, now);
-    collect(fired, book.range(equity + "|BS|", equity + "|BS|" + level + "~"), spot, tick, now);
+    // Levels from the price up: buy limits and sell stops; levels up to the price: sell limits and buy stops.
+    // Most ticks cross nothing: the best level of each group (kept in memory) says so without a read.
+    for (BookTops.Group g : BookTops.Group.values()) {
+      if (g != BookTops.Group.O && tops.crossed(equity, g, spot)) {
+        String prefix = equity + "|" + g + "|";
+        collect(fired, g.fromPriceUp() ? book.range(prefix + level, prefix + "~") : book.range(prefix, prefix + level + "~"),
+            spot, tick, now);
+      }
+    }
+    if (!tops.any(equity, BookTops.Group.O)) {
+      finish(record, fired);
+      return;
+    }
     Map<String, Long> prices = new HashMap<>();
     try (KeyValueIterator<String, RestingOrder> it = book.prefixScan(equity + "|O|", KEYS)) {
       while (it.hasNext()) {
@@ -122,11 +134,16 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
         }
       }
     }
+    finish(record, fired);
+  }
+
+  private void finish(Record<String, SpecificRecord> record, List<Fired> fired) {
     // Price-time priority of triggering: the crossed orders in the order they took their place.
     fired.sort(java.util.Comparator.comparingLong(Fired::placedMs).thenComparing(Fired::member)
         .thenComparing(Fired::orderId));
     for (Fired f : fired) {
       book.delete(f.bookKey());
+      tops.changed(f.bookKey().substring(0, f.bookKey().indexOf('|')), f.bookKey(), false);
       context.forward(record.withKey(f.member()).withValue(f.trigger()));
     }
   }
