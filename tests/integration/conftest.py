@@ -107,7 +107,11 @@ class GatewayClient:
         resp = self.post("/orders", fields)
         assert resp.status_code == 202, resp.text
         order_id = resp.json()["order_id"]
-        result = self.get(f"/orders/{order_id}", wait_ms=10000)
+        deadline = _time.monotonic() + 60
+        # 503 + Retry-After: the flow is rebalancing (another test's instance came or went); a client asks again
+        while (result := self.get(f"/orders/{order_id}", wait_ms=10000)).status_code == 503:
+            assert _time.monotonic() < deadline, result.text
+            _time.sleep(1)
         assert result.status_code == 200, result.text
         return result.json()
 

@@ -35,7 +35,11 @@ def _account(world, member: str) -> str:
 
 
 def _open(gw, member: str) -> dict[str, dict]:
-    resp = gw.get(f"/members/{member}/orders", status="OPEN")
+    """The member's working orders, asked again while the flow answers 503 (its state restoring)."""
+    deadline = time.monotonic() + 120
+    while (resp := gw.get(f"/members/{member}/orders", status="OPEN")).status_code == 503:
+        assert time.monotonic() < deadline, resp.text
+        time.sleep(1)
     assert resp.status_code == 200, resp.text
     return {o["order_id"]: o for o in resp.json()["orders"]}
 

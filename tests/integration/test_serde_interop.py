@@ -26,13 +26,16 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 ORDERS = [
     {"key": "M000001", "value": {"order_id": "o-1", "account_id": "A0000001", "instrument_id": "EQ000001",
                                  "side": "BUY", "quantity": 100, "limit_price": "101.250000", "short_sale": False,
-                                 "client_ts": 1795000000123, "trace_id": "t-1", "time_in_force": "GTC"}},
+                                 "client_ts": 1795000000123, "trace_id": "t-1", "time_in_force": "GTC",
+                                 "stop_price": None}},
     {"key": "M000002", "value": {"order_id": "o-2", "account_id": "A0000003", "instrument_id": "OP00000007",
                                  "side": "SELL", "quantity": 3, "limit_price": None, "short_sale": True,
-                                 "client_ts": 1795000000456, "trace_id": None, "time_in_force": "IOC"}},
+                                 "client_ts": 1795000000456, "trace_id": None, "time_in_force": "IOC",
+                                 "stop_price": None}},
     {"key": "M000001", "value": {"order_id": "o-3", "account_id": "A0000001", "instrument_id": "EQ000002",
                                  "side": "SELL", "quantity": 7, "limit_price": "-0.000001", "short_sale": False,
-                                 "client_ts": 0, "trace_id": None, "time_in_force": "IOC"}},
+                                 "client_ts": 0, "trace_id": None, "time_in_force": "DAY",
+                                 "stop_price": "120.500000"}},
 ]
 TICKS = [
     {"key": "EQ000001", "value": {"instrument_id": "EQ000001", "price": "211.290000", "event_ts": 1795000000000, "sequence": 1}},

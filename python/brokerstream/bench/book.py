@@ -21,6 +21,7 @@ The rest of the stack runs as it is (P&L job, connectors, ClickHouse): the figur
 from __future__ import annotations
 
 import collections
+import io
 import multiprocessing
 import random
 import time
@@ -28,6 +29,7 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import fastavro
 from confluent_kafka import Consumer, TopicPartition
 
 from ..config import Config
@@ -36,6 +38,7 @@ from ..gen import pgload, popularity
 from ..gen.avro_binary import StringCache, encode_order
 from ..gen.produce import producer, produce_ticks, schema_header
 from ..gen.ticks import TickGenerator
+from ..schemas import load_schema
 from .drain import open_prices
 from .stats import summary
 
@@ -54,6 +57,7 @@ class BookResult:
     peak_triggers_per_second: int
     outcomes: dict
     tick_to_fill_ms: dict
+    hops_ms: dict
     cancelled_after: int
     cancel_seconds: float
 
@@ -66,6 +70,7 @@ class BookResult:
             f"(peak {self.peak_triggers_per_second:,} in one second); outcomes {self.outcomes}",
             "tick -> fill (crossing tick's timestamp to the committed result): "
             + ", ".join(f"{k} {v:,.0f} ms" for k, v in self.tick_to_fill_ms.items() if k != "count"),
+            *(f"  {hop}: p50 {v['p50']:,.0f} ms, p99 {v['p99']:,.0f} ms" for hop, v in self.hops_ms.items() if v.get("count")),
             f"cleanup: {self.cancelled_after:,} still working cancelled in {self.cancel_seconds:.1f} s",
         ]
 
@@ -151,6 +156,8 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     ticks = ctx.Process(target=_tick_process, daemon=True,
                         args=(cfg, seed, tick_rate, time_scale, {k: float(v) for k, v in latest.items()}, duration, rates))
     latencies, per_second, outcomes = [], collections.Counter(), collections.Counter()
+    seen: dict[str, tuple[float, int, int]] = {}  # order id -> (arrival ms, tick ms, decided ms)
+    result_schema = fastavro.parse_schema(load_schema("OrderResult"))
     start = time.time()
     ticks.start()
     end = start + duration + 5  # what the last ticks trigger
@@ -161,10 +168,25 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
             now_ms = time.time() * 1000
             latencies.append(now_ms - msg.timestamp()[1])
             per_second[int(now_ms // 1000)] += 1
-            outcomes[_status(msg.value())] += 1
+            r = fastavro.schemaless_reader(io.BytesIO(msg.value()[5:]), result_schema)
+            outcomes[r["status"]] += 1
+            seen[r["order_id"]] = (now_ms, msg.timestamp()[1], _ms(r["processed_ts"]))
     consumer.close()
     tick_rate_seen = rates.get(timeout=60)
     ticks.join(10)
+
+    # Where the time goes, hop by hop: the book task's own clock when it triggered (triggered_ts), the member
+    # task's when it decided (processed_ts), and the result's arrival here.
+    triggered = {}
+    for m in read_topic(cfg, "order-triggers"):
+        if m.value["order_id"] in seen:
+            triggered[m.value["order_id"]] = _ms(m.value["triggered_ts"])
+    hops = {"tick -> book": [], "book -> decided": [], "decided -> visible": []}
+    for order_id, (arrival, tick_ms, decided) in seen.items():
+        if order_id in triggered:
+            hops["tick -> book"].append(triggered[order_id] - tick_ms)
+            hops["book -> decided"].append(decided - triggered[order_id])
+        hops["decided -> visible"].append(arrival - decided)
 
     progress("[book] cancelling what still works")
     still = resting - len(latencies)
@@ -175,24 +197,18 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
                       tick_rate=tick_rate_seen, duration=duration, time_scale=time_scale, triggered=len(latencies),
                       triggers_per_second=len(latencies) / duration,
                       peak_triggers_per_second=max(per_second.values(), default=0), outcomes=dict(outcomes),
-                      tick_to_fill_ms=summary(latencies), cancelled_after=still,
+                      tick_to_fill_ms=summary(latencies), hops_ms={k: summary(v) for k, v in hops.items()},
+                      cancelled_after=still,
                       cancel_seconds=time.monotonic() - t1)
 
 
-_STATUSES = ("ACCEPTED", "REJECTED", "CANCELLED", "EXPIRED")
-
-
-def _status(value: bytes) -> str:
-    from ..analytics.collector import result_status
-    return _STATUSES[result_status(value)]
+def _ms(ts) -> int:
+    return int(ts.timestamp() * 1000)
 
 
 def _cancel_all(cfg: Config, ids: list[tuple[str, str]]) -> None:
     """A cancel for every order of the run: one still working is taken off (CANCELLED), one that ended gets
     CANCEL_REJECTED and changes nothing."""
-    import io
-    import fastavro
-    from ..schemas import load_schema
     schema = fastavro.parse_schema(load_schema("OrderCommand"))
     header = schema_header(cfg, "order-commands", "OrderCommand")
     p = producer(cfg, **{"linger.ms": 20})

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.avro.OrderResult;
@@ -175,6 +176,9 @@ public final class Gateway implements AutoCloseable {
       }
     } catch (HttpError e) {
       error(ex, e);
+    } catch (InvalidStateStoreException e) {
+      // A store restoring after a restart, or moving between instances, is read again in a moment.
+      error(ex, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
     } catch (RuntimeException e) {
       log.error("gateway error on {} {}", ex.getRequestMethod(), ex.getRequestURI(), e);
       error(ex, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
