@@ -82,7 +82,7 @@ def to_json_form(value):
 def from_json_form(record: dict, timestamp_fields=("client_ts", "event_ts")) -> dict:
     out = {}
     for k, v in record.items():
-        if isinstance(v, str) and k in ("limit_price", "price"):
+        if isinstance(v, str) and k in ("limit_price", "stop_price", "price"):
             v = Decimal(v)
         elif k in timestamp_fields:
             v = EPOCH + dt.timedelta(milliseconds=v)
