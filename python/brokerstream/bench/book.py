@@ -8,7 +8,8 @@ equities, let ticks flow, and measure how fast crossed orders trigger and fill.
 2. N buy orders are written to the orders topic, keyed by member like the gateway writes them: half limit
 buys below the price, half stop buys above it, each 0.1 % to `spread` away, on equities drawn by the same
 popularity as ticks, quantity 1, round robin over the active accounts; the bench waits until the order
-flow has decided them all (most rest, holding buying power; a few fill or are refused at once);
+flow has decided them all (most rest, holding buying power; a few fill or are refused at once) and the
+book task has taken in every entry;
 3. ticks flow at `tick-rate` for `duration` seconds, a GBM walk from the latest prices at `time-scale`
 market seconds per second (so prices travel far enough in a minute to cross orders); every result of
 the bench's orders arriving in that time is a triggered order decided: triggers/s is their count over
@@ -137,12 +138,17 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     p.flush(60)
     wait_drained(cfg, group=_orders_group(cfg), timeout=1800)
     placed_rate = orders / (time.monotonic() - t0)
+    # Decided is not yet on the book: the book task may still be taking in the entries the member tasks
+    # wrote. Ticks start once it has, so the figure is the book's steady state, not its ingestion backlog.
+    wait_drained(cfg, group=_orders_group(cfg), topic="orders.resting", timeout=1800, transactional=True)
+    booked = time.monotonic() - t0
     prefix = tag + "-"
     mine = lambda k: k is not None and k.partition("|")[2].startswith(prefix)
     at_once = collections.Counter(m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"]
                                   for m in read_topic(cfg, "order-results", keys=mine))
     resting = orders - sum(at_once.values())
-    progress(f"[book] {resting:,} resting ({placed_rate:,.0f} orders/s placed); ticks for {duration:.0f} s")
+    progress(f"[book] {resting:,} resting ({placed_rate:,.0f} orders/s placed, all on the book after "
+             f"{booked:.1f} s); ticks for {duration:.0f} s")
 
     # Results from here on are triggered orders being decided.
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"{tag}-watch",
@@ -162,7 +168,8 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     ticks.start()
     end = start + duration + 5  # what the last ticks trigger
     while time.time() < end:
-        for msg in consumer.consume(1000, 0.5):
+        # consume() returns at its timeout when fewer records came: a short one, or it is in the latency
+        for msg in consumer.consume(1000, 0.005):
             if msg.error() or not mine(msg.key().decode() if msg.key() else None):
                 continue
             now_ms = time.time() * 1000
