@@ -17,6 +17,7 @@ from brokerstream import statement
 from brokerstream.flowcheck import read_topic, result_key
 
 from .conftest import launcher
+from .test_connectors import wait_for
 from .test_exactly_once import streams_pid
 from .test_working_orders import _events, _tick
 
@@ -44,16 +45,6 @@ def _open(gw, member: str) -> dict[str, dict]:
     return {o["order_id"]: o for o in resp.json()["orders"]}
 
 
-def _until(what: str, check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
-
-
 def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_postgres(stack, world, gateway_for):
     gw = gateway_for(M1)
     account = _account(world, M1)
@@ -65,7 +56,7 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     assert resp.status_code == 202, resp.text
     order_id = resp.json()["order_id"]
 
-    listed = _until("the stop order to be listed", lambda: _open(gw, M1).get(order_id))
+    listed = wait_for(lambda: _open(gw, M1).get(order_id), timeout=30, what="the stop order to be listed")
     assert (listed["quantity"], Decimal(listed["stop_price"]), listed["limit_price"]) == (3, stop, None)
     # what the fill at the stop adds to committed value (the position at its average cost, in whole micros:
     # the account already holds two, so the new average rounds)
@@ -79,7 +70,7 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     new_stop = (stop * Decimal("1.05")).quantize(Decimal("0.01"))
     amended = gw.http.patch(f"{gw.url}/orders/{order_id}", json={"quantity": 5, "stop_price": str(new_stop)}, timeout=30)
     assert amended.status_code == 202 and amended.json()["status"] == "AMEND_REQUESTED", amended.text
-    _until("the amend", lambda: _open(gw, M1).get(order_id, {}).get("quantity") == 5)
+    wait_for(lambda: _open(gw, M1).get(order_id, {}).get("quantity") == 5, timeout=30, what="the amend")
     assert Decimal(_open(gw, M1)[order_id]["stop_price"]) == new_stop
     _tick(stack, stop, _sequence(), LIFECYCLE_EQUITY)     # the old stop: no longer a trigger
 
@@ -95,7 +86,7 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
         s = statement.statement(stack, account, started, dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=1))
         mine = [ln for ln in s.lines if ln["order_id"] == order_id]
         return s if len(mine) == 4 else None
-    s = _until("the order's events and result in Postgres", synced, timeout=60)
+    s = wait_for(synced, timeout=60, what="the order's events and result in Postgres")
     mine = [ln for ln in s.lines if ln["order_id"] == order_id]
     # the cancel's event and its result carry the same broker time, so only the first two are in a fixed order
     assert [ln["kind"] for ln in mine][:2] == ["OPEN", "AMENDED"]
@@ -126,7 +117,7 @@ def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice
                                    "quantity": 2, "limit_price": str(limit), "time_in_force": "GTC"})
         assert resp.status_code == 202, resp.text
         placed[resp.json()["order_id"]] = limit
-    _until("every order working", lambda: set(placed) <= set(_open(gw, M1)))
+    wait_for(lambda: set(placed) <= set(_open(gw, M1)), timeout=30, what="every order working")
 
     # ticks walk down through the limits; the flow dies in the middle and the rest arrive while it is down
     ticks = [(price * (Decimal("0.95") - Decimal("0.003") * i)).quantize(Decimal("0.000001")) for i in range(60)]
@@ -145,7 +136,7 @@ def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice
     def all_results():
         found = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
         return found if len(found) >= len(placed) else None
-    results = _until("every working order's result", all_results, timeout=180)
+    results = wait_for(all_results, timeout=180, what="every working order's result")
     time.sleep(3)   # anything decided twice would show by now
     results = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
     assert sorted(r["order_id"] for r in results) == sorted(placed), "one result per order, none twice"

@@ -166,9 +166,17 @@ public final class OrderDecider {
     if (instrument == null) {
       return null;
     }
-    String underlying = instrument.getUnderlyingId() == null ? instrumentId : instrument.getUnderlyingId();
-    Long spot = ref.priceMicros(underlying);
-    return spot == null ? null : price(instrument, spot, ref.volatility(underlying), at);
+    Long spot = ref.priceMicros(underlyingOf(instrument));
+    return spot == null ? null : priceAt(instrument, spot, ref, at);
+  }
+
+  /** What the instrument is worth when its equity is at {@code spot} (null: an option with no volatility). */
+  public Long priceAt(Instrument instrument, long spot, ReferenceData ref, Instant at) {
+    return price(instrument, spot, ref.volatility(underlyingOf(instrument)), at);
+  }
+
+  private static String underlyingOf(Instrument instrument) {
+    return instrument.getUnderlyingId() == null ? instrument.getInstrumentId() : instrument.getUnderlyingId();
   }
 
   /**

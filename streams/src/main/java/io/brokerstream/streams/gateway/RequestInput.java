@@ -97,25 +97,19 @@ final class RequestInput {
 
   /** A query parameter as a whole number within [min, max] (raw query, decoded once), else the fallback. */
   static long queryLong(HttpExchange ex, String name, long fallback, long min, long max) {
-    String query = ex.getRequestURI().getRawQuery();
-    if (query == null) {
+    String text = queryText(ex, name, null);
+    if (text == null) {
       return fallback;
     }
-    for (String pair : query.split("&")) {
-      String[] kv = pair.split("=", 2);
-      if (kv[0].equals(name) && kv.length == 2) {
-        try {
-          long v = Long.parseLong(segment(kv[1], name));
-          if (v < min || v > max) {
-            throw HttpError.badField(name, "must be between " + min + " and " + max + ", got " + v);
-          }
-          return v;
-        } catch (NumberFormatException e) {
-          throw HttpError.badField(name, "must be a whole number of milliseconds");
-        }
+    try {
+      long v = Long.parseLong(text);
+      if (v < min || v > max) {
+        throw HttpError.badField(name, "must be between " + min + " and " + max + ", got " + v);
       }
+      return v;
+    } catch (NumberFormatException e) {
+      throw HttpError.badField(name, "must be a whole number of milliseconds");
     }
-    return fallback;
   }
 
   /** A query parameter's value (raw query, decoded once), or the fallback when it is absent. */

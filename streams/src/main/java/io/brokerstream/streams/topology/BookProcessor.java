@@ -108,11 +108,12 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     long spot = Micros.of(tick.getPrice());
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     List<Fired> fired = new ArrayList<>();
-    String level = String.format("%019d|", spot);
+    String level = null;
     // Levels from the price up: buy limits and sell stops; levels up to the price: sell limits and buy stops.
     // Most ticks cross nothing: the best level of each group (kept in memory) says so without a read.
     for (BookTops.Group g : BookTops.Group.values()) {
       if (g != BookTops.Group.O && tops.crossed(equity, g, spot)) {
+        level = level == null ? String.format("%019d|", spot) : level;
         String prefix = equity + "|" + g + "|";
         collect(fired, g.fromPriceUp() ? book.range(prefix + level, prefix + "~") : book.range(prefix, prefix + level + "~"),
             spot, tick, now);
@@ -171,10 +172,6 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
 
   private Long priceOf(String instrumentId, long spot, Instant now) {
     Instrument instrument = ref.instrument(instrumentId);
-    if (instrument == null) {
-      return null;
-    }
-    String underlying = instrument.getUnderlyingId() == null ? instrumentId : instrument.getUnderlyingId();
-    return decider.price(instrument, spot, ref.volatility(underlying), now);
+    return instrument == null ? null : decider.priceAt(instrument, spot, ref, now);
   }
 }

@@ -100,11 +100,8 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
   }
 
   private void cancel(Record<String, SpecificRecord> record, String member, OrderCommand command) {
-    String key = Topics.resultKey(member, command.getOrderId());
-    OpenOrder open = working.take(member, key);
+    OpenOrder open = takeOrRefuse(record, member, command, OrderEventType.CANCEL_REJECTED);
     if (open == null) {
-      ledger.refusal(record, member, command.getOrderId(), OrderEventType.CANCEL_REJECTED,
-          notWorking(key, command.getOrderId(), member), command.getTraceId());
       return;
     }
     Order order = open.order();
@@ -120,10 +117,8 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
    */
   private void amend(Record<String, SpecificRecord> record, String member, OrderCommand command) {
     String key = Topics.resultKey(member, command.getOrderId());
-    OpenOrder open = working.take(member, key);
+    OpenOrder open = takeOrRefuse(record, member, command, OrderEventType.AMEND_REJECTED);
     if (open == null) {
-      ledger.refusal(record, member, command.getOrderId(), OrderEventType.AMEND_REJECTED,
-          notWorking(key, command.getOrderId(), member), command.getTraceId());
       return;
     }
     Order before = open.order();
@@ -195,9 +190,17 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     }
   }
 
-  private String notWorking(String key, String orderId, String member) {
-    return orderIds.get(key) != null
-        ? "order " + orderId + " is not working: it was filled, rejected, cancelled or expired"
-        : "no order " + orderId + " from member " + member;
+  /** The command's working order, taken; null, with the member told why ({@code refused}), when none works. */
+  private OpenOrder takeOrRefuse(Record<String, SpecificRecord> record, String member, OrderCommand command,
+      OrderEventType refused) {
+    String orderId = command.getOrderId();
+    String key = Topics.resultKey(member, orderId);
+    OpenOrder open = working.take(member, key);
+    if (open == null) {
+      ledger.refusal(record, member, orderId, refused, orderIds.get(key) != null
+          ? "order " + orderId + " is not working: it was filled, rejected, cancelled or expired"
+          : "no order " + orderId + " from member " + member, command.getTraceId());
+    }
+    return open;
   }
 }
