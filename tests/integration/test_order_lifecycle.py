@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import time
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 from brokerstream import statement
 from brokerstream.flowcheck import read_topic, result_key
@@ -58,9 +58,14 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
 
     listed = wait_for(lambda: _open(gw, M1).get(order_id), timeout=30, what="the stop order to be listed")
     assert (listed["quantity"], Decimal(listed["stop_price"]), listed["limit_price"]) == (3, stop, None)
-    # what the fill at the stop adds to committed value (the position at its average cost, in whole micros:
-    # the account already holds two, so the new average rounds)
-    assert abs(Decimal(listed["reserved"]) - 3 * stop) <= Decimal("0.000005") and listed["time_in_force"] == "GTC"
+    # what the fill at the stop adds to committed value: the position at its new average cost (rounded half-even
+    # to whole micros) less what it commits now
+    held = next(p for p in gw.get(f"/accounts/{account}/positions").json()["positions"]
+                if p["instrument_id"] == LIFECYCLE_EQUITY)
+    q0, avg0 = held["quantity"], Decimal(held["avg_cost"])
+    assert q0 >= 2, held          # it bought two just now and sells none
+    avg1 = ((q0 * avg0 + 3 * stop) / (q0 + 3)).quantize(Decimal("0.000001"), rounding=ROUND_HALF_EVEN)
+    assert Decimal(listed["reserved"]) == (q0 + 3) * avg1 - q0 * avg0 and listed["time_in_force"] == "GTC"
     # the list is the member's own; only OPEN is listed here
     assert gateway_for(M2).get(f"/members/{M1}/orders").status_code == 403
     assert gw.get(f"/members/{M1}/orders", status="FILLED").status_code == 400
