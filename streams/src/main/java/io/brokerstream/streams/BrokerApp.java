@@ -2,6 +2,7 @@ package io.brokerstream.streams;
 
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderCommand;
+import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
@@ -9,6 +10,7 @@ import io.brokerstream.streams.gateway.Gateway;
 import io.brokerstream.streams.gateway.OrderSubmitter;
 import io.brokerstream.streams.gateway.PendingOrders;
 import io.brokerstream.streams.gateway.ResultWaiters;
+import io.brokerstream.streams.topology.FastTriggers;
 import io.brokerstream.streams.topology.OrderTopology;
 import io.brokerstream.streams.topology.ReferenceCache;
 import java.nio.file.Path;
@@ -55,10 +57,14 @@ public final class BrokerApp {
         settings.getLong("gateway.pending-ttl-ms"), System::currentTimeMillis);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     ReferenceCache cache = new ReferenceCache();
+    FastTriggerProducer fastTriggers = settings.getBoolean("orders.fast-triggers")
+        ? new FastTriggerProducer(settings.get("kafka.bootstrap"), ClientLogin.load(settings.get("kafka.login")),
+            serdes.of(OrderTrigger.class).serializer())
+        : null;
     Topology topology = OrderTopology.build(settings, serdes, props, (key, result) -> {
       pending.decided(key);
       waiters.complete(key, result);
-    }, cache);
+    }, cache, fastTriggers == null ? FastTriggers.NONE : fastTriggers);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -93,6 +99,9 @@ public final class BrokerApp {
       // out this member's session.
       closeQuietly("kafka streams", () -> streams.close(CloseOptions.groupMembershipOperation(
           CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30))));
+      if (fastTriggers != null) {
+        closeQuietly("fast trigger producer", fastTriggers::close);
+      }
       stopped.countDown();
     }, "shutdown"));
 

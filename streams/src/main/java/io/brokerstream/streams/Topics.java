@@ -23,6 +23,11 @@ public final class Topics {
   public static final String ORDERS_RESTING = "orders.resting";
   /** Crossed working orders, back to their member. */
   public static final String ORDER_TRIGGERS = "order-triggers";
+  /**
+   * The same triggers written outside the book task's transaction, so the member task sees them without
+   * waiting for the book's commit; a copy that arrives second finds its order gone and is dropped.
+   */
+  public static final String ORDER_TRIGGERS_FAST = "order-triggers.fast";
   /** An order's steps between arrival and final result. */
   public static final String ORDER_EVENTS = "order-events";
   public static final String DEAD_LETTERS = "dlq.streams";

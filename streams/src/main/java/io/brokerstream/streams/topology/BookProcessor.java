@@ -37,19 +37,22 @@ import org.apache.kafka.streams.state.KeyValueStore;
 public final class BookProcessor implements Processor<String, SpecificRecord, String, OrderTrigger> {
   private static final StringSerializer KEYS = new StringSerializer();
   private final OrderDecider decider;
+  private final FastTriggers fast;
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
   private ProcessorContext<String, OrderTrigger> context;
   private KeyValueStore<String, RestingOrder> book;
   private ReferenceData ref;
   private BookTops tops;
 
-  public BookProcessor(OrderDecider decider, ReferenceCache cache) {
-    this(decider, context -> new StoreReferenceData(context, cache));
+  public BookProcessor(OrderDecider decider, ReferenceCache cache, FastTriggers fast) {
+    this(decider, context -> new StoreReferenceData(context, cache), fast);
   }
 
-  BookProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+  BookProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+      FastTriggers fast) {
     this.decider = decider;
     this.referenceData = referenceData;
+    this.fast = fast;
   }
 
   @Override
@@ -146,6 +149,7 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
       book.delete(f.bookKey());
       tops.changed(f.bookKey().substring(0, f.bookKey().indexOf('|')), f.bookKey(), false);
       context.forward(record.withKey(f.member()).withValue(f.trigger()));
+      fast.send(f.member(), f.trigger(), record.timestamp());
     }
   }
 

@@ -59,12 +59,15 @@ public final class OrderTopology {
 
   public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
       BiConsumer<String, OrderResult> onResult) {
-    return build(settings, serdes, streamsProps, onResult, new ReferenceCache());
+    return build(settings, serdes, streamsProps, onResult, new ReferenceCache(), FastTriggers.NONE);
   }
 
-  /** With the cache of decoded reference data the gateway shares (API keys, members). */
+  /**
+   * With the cache of decoded reference data the gateway shares (API keys, members), and where the book
+   * sends its triggers' fast copies.
+   */
   public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
-      BiConsumer<String, OrderResult> onResult, ReferenceCache cache) {
+      BiConsumer<String, OrderResult> onResult, ReferenceCache cache, FastTriggers fast) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
@@ -117,7 +120,7 @@ public final class OrderTopology {
     builder.stream(Topics.ORDERS_RESTING, Consumed.with(keys, serdes.of(RestingOrder.class)))
         .mapValues(entry -> (SpecificRecord) entry, Named.as("book-entry"))
         .merge(accepted.mapValues(tick -> (SpecificRecord) tick, Named.as("book-tick")), Named.as("book-input"))
-        .process(() -> new BookProcessor(decider, cache), Named.as("book"), StoreNames.RESTING_BOOK)
+        .process(() -> new BookProcessor(decider, cache, fast), Named.as("book"), StoreNames.RESTING_BOOK)
         .to(Topics.ORDER_TRIGGERS, Produced.with(keys, serdes.of(OrderTrigger.class)));
 
     // Results by member|order id; the order-results topic itself is the changelog (topology optimization).
@@ -149,7 +152,10 @@ public final class OrderTopology {
             Topics.ORDER_COMMANDS)
         .addSource("triggers-source", keys.deserializer(), serdes.of(OrderTrigger.class).deserializer(),
             Topics.ORDER_TRIGGERS)
-        .addProcessor("working", () -> new WorkingOrderProcessor(decider, cache), "commands-source", "triggers-source")
+        .addSource("fast-triggers-source", keys.deserializer(), serdes.of(OrderTrigger.class).deserializer(),
+            Topics.ORDER_TRIGGERS_FAST)
+        .addProcessor("working", () -> new WorkingOrderProcessor(decider, cache), "commands-source", "triggers-source",
+            "fast-triggers-source")
         .connectProcessorAndStateStores("working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK,
             StoreNames.ACCOUNT_CASH, StoreNames.ORDER_IDS)
         // Working orders: few next to positions, each written when it rests and when it leaves.

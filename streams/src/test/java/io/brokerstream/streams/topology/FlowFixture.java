@@ -65,6 +65,7 @@ final class FlowFixture implements AutoCloseable {
   final TestOutputTopic<String, DeadLetter> deadTicks;
   final TestInputTopic<String, OrderCommand> commands;
   final TestInputTopic<String, OrderTrigger> triggersIn;
+  final TestInputTopic<String, OrderTrigger> fastTriggersIn;
   final TestOutputTopic<String, OrderEvent> events;
   final TestOutputTopic<String, OrderTrigger> triggers;
   private int orderNo;
@@ -74,6 +75,11 @@ final class FlowFixture implements AutoCloseable {
   }
 
   FlowFixture(Map<String, String> settingOverrides) {
+    this(settingOverrides, FastTriggers.NONE);
+  }
+
+  /** With the book's fast copies of its triggers sent to `fast` (the test pipes them in when it likes). */
+  FlowFixture(Map<String, String> settingOverrides, FastTriggers fast) {
     try {
       stateDir = Files.createTempDirectory("flow-test");
     } catch (java.io.IOException e) {
@@ -86,7 +92,8 @@ final class FlowFixture implements AutoCloseable {
     serdes = new AppSerdes(registry, true);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    driver = new TopologyTestDriver(OrderTopology.build(settings, serdes, props, (id, r) -> notified.add(r)), props,
+    driver = new TopologyTestDriver(OrderTopology.build(settings, serdes, props, (id, r) -> notified.add(r),
+        new ReferenceCache(), fast), props,
         NOW);
     StringSerializer keys = new StringSerializer();
     members = driver.createInputTopic(Topics.REF_MEMBERS, keys, serdes.member().serializer());
@@ -108,6 +115,8 @@ final class FlowFixture implements AutoCloseable {
     deadTicks = driver.createOutputTopic(Topics.DEAD_TICKS, keyOut, (topic, bytes) -> dlq.decode(bytes));
     commands = driver.createInputTopic(Topics.ORDER_COMMANDS, keys, serdes.of(OrderCommand.class).serializer());
     triggersIn = driver.createInputTopic(Topics.ORDER_TRIGGERS, keys, serdes.of(OrderTrigger.class).serializer());
+    fastTriggersIn = driver.createInputTopic(Topics.ORDER_TRIGGERS_FAST, keys,
+        serdes.of(OrderTrigger.class).serializer());
     events = driver.createOutputTopic(Topics.ORDER_EVENTS, keyOut, serdes.of(OrderEvent.class).deserializer());
     triggers = driver.createOutputTopic(Topics.ORDER_TRIGGERS, keyOut, serdes.of(OrderTrigger.class).deserializer());
   }
