@@ -368,7 +368,7 @@ def cmd_bench(cfg, args) -> int:
         from .bench import book
         result = book.run(cfg, orders=args.orders or 100_000, tick_rate=args.tick_rate,
                           duration=args.duration if args.duration_given else 60.0, spread=args.spread,
-                          time_scale=args.time_scale)
+                          time_scale=args.time_scale, warm_seconds=args.warm_seconds)
         for line in result.lines():
             print(f"[book] {line}")
         if args.json:
@@ -579,6 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "from the price (0.02)")
     s.add_argument("--time-scale", type=float, default=50.0, help="book: market seconds the ticks' GBM walks "
                    "per second (50)")
+    s.add_argument("--warm-seconds", type=float, default=10.0, help="book: seconds of ticks before the measured "
+                   "duration, their fills counted apart (10)")
     s.add_argument("--trace-one-in", type=int, default=100, help="tracing: one order in N sampled (100, as bench system)")
     s.add_argument("--stack-us-per-order", type=float, default=1720.0,
                    help="tracing: whole-stack CPU microseconds per order to compare with (1,720: bench system's "

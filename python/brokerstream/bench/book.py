@@ -2,7 +2,7 @@
 equities, let ticks flow, and measure how fast crossed orders trigger and fill.
 
     ./brokerstream bench book [--orders 100000] [--tick-rate 10000] [--duration 60] [--spread 0.02]
-                              [--time-scale 50]
+                              [--time-scale 50] [--warm-seconds 10]
 
 1. every equity gets its opening price (as for the drain) and the bench reads the latest prices back;
 2. N buy orders are written to the orders topic, keyed by member like the gateway writes them: half limit
@@ -10,11 +10,14 @@ buys below the price, half stop buys above it, each 0.1 % to `spread` away, on e
 popularity as ticks, quantity 1, round robin over the active accounts; the bench waits until the order
 flow has decided them all (most rest, holding buying power; a few fill or are refused at once) and the
 book task has taken in every entry;
-3. ticks flow at `tick-rate` for `duration` seconds, a GBM walk from the latest prices at `time-scale`
-market seconds per second (so prices travel far enough in a minute to cross orders); every result of
-the bench's orders arriving in that time is a triggered order decided: triggers/s is their count over
-the duration, tick -> fill is its arrival (read_committed, so the commit is in it) less its record time,
-which is the crossing tick's (a trigger and the result it leads to keep the tick's timestamp);
+3. ticks flow at `tick-rate` for `warm-seconds` and then `duration` seconds, a GBM walk from the latest
+prices at `time-scale` market seconds per second (so prices travel far enough in a minute to cross
+orders); every result of the bench's orders arriving meanwhile is a triggered order decided. Those whose
+crossing tick came in the first `warm-seconds` are counted apart (the JIT compiles the tick and trigger
+paths then: a run right after the streams app started had a tail several times longer in its first
+seconds); the measured ones give triggers/s (their count over the duration) and tick -> fill, the result's
+arrival (read_committed, so the commit is in it) less its record time, which is the crossing tick's (a
+trigger and the result it leads to keep the tick's timestamp), also per 10 s of the run;
 4. every order still working is cancelled, so the book is left as it was.
 
 The rest of the stack runs as it is (P&L job, connectors, ClickHouse): the figure is the whole system's.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import io
+import math
 import multiprocessing
 import random
 import time
@@ -58,6 +62,10 @@ class BookResult:
     peak_triggers_per_second: int
     outcomes: dict
     tick_to_fill_ms: dict
+    p99_by_10s_ms: list
+    warm_seconds: float
+    warm_triggered: int
+    warm_tick_to_fill_ms: dict
     hops_ms: dict
     cancelled_after: int
     cancel_seconds: float
@@ -66,11 +74,15 @@ class BookResult:
         return [
             f"placed {self.orders:,} GTC buys at {self.placed_per_second:,.0f} orders/s (written and decided); "
             f"decided at once: {self.decided_at_once}; resting: {self.resting:,}",
-            f"ticks {self.tick_rate:,.0f}/s for {self.duration:.0f} s (GBM at {self.time_scale:g} market s per s)",
+            f"ticks {self.tick_rate:,.0f}/s for {self.warm_seconds:.0f} s of warm-up, then {self.duration:.0f} s "
+            f"measured (GBM at {self.time_scale:g} market s per s)",
+            f"warm-up: {self.warm_triggered:,} triggered, tick -> fill "
+            + ", ".join(f"{k} {v:,.0f} ms" for k, v in self.warm_tick_to_fill_ms.items() if k in ("p50", "p99")),
             f"triggered and decided: {self.triggered:,} = {self.triggers_per_second:,.1f}/s "
             f"(peak {self.peak_triggers_per_second:,} in one second); outcomes {self.outcomes}",
             "tick -> fill (crossing tick's timestamp to the committed result): "
             + ", ".join(f"{k} {v:,.0f} ms" for k, v in self.tick_to_fill_ms.items() if k != "count"),
+            "tick -> fill p99 per 10 s: " + ", ".join(f"{v:,.0f}" for v in self.p99_by_10s_ms) + " ms",
             *(f"  {hop}: p50 {v['p50']:,.0f} ms, p99 {v['p99']:,.0f} ms" for hop, v in self.hops_ms.items() if v.get("count")),
             f"cleanup: {self.cancelled_after:,} still working cancelled in {self.cancel_seconds:.1f} s",
         ]
@@ -92,7 +104,8 @@ def _orders_group(cfg: Config) -> str:
 
 
 def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, duration: float = 60.0,
-        spread: float = 0.02, time_scale: float = 50.0, seed: int = 31, progress=print) -> BookResult:
+        spread: float = 0.02, time_scale: float = 50.0, warm_seconds: float = 10.0, seed: int = 31,
+        progress=print) -> BookResult:
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -148,7 +161,7 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
                                   for m in read_topic(cfg, "order-results", keys=mine))
     resting = orders - sum(at_once.values())
     progress(f"[book] {resting:,} resting ({placed_rate:,.0f} orders/s placed, all on the book after "
-             f"{booked:.1f} s); ticks for {duration:.0f} s")
+             f"{booked:.1f} s); ticks for {warm_seconds:.0f} + {duration:.0f} s")
 
     # Results from here on are triggered orders being decided.
     consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"{tag}-watch",
@@ -160,20 +173,30 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     ctx = multiprocessing.get_context("fork")
     rates = ctx.Queue()
     ticks = ctx.Process(target=_tick_process, daemon=True,
-                        args=(cfg, seed, tick_rate, time_scale, {k: float(v) for k, v in latest.items()}, duration, rates))
+                        args=(cfg, seed, tick_rate, time_scale, {k: float(v) for k, v in latest.items()},
+                              warm_seconds + duration, rates))
     latencies, per_second, outcomes = [], collections.Counter(), collections.Counter()
+    warm, windows = [], collections.defaultdict(list)
     seen: dict[str, tuple[float, int, int]] = {}  # order id -> (arrival ms, tick ms, decided ms)
     result_schema = fastavro.parse_schema(load_schema("OrderResult"))
     start = time.time()
     ticks.start()
-    end = start + duration + 5  # what the last ticks trigger
+    measured_from = (start + warm_seconds) * 1000
+    end = start + warm_seconds + duration + 5  # what the last ticks trigger
     while time.time() < end:
         # consume() returns at its timeout when fewer records came: a short one, or it is in the latency
         for msg in consumer.consume(1000, 0.005):
             if msg.error() or not mine(msg.key().decode() if msg.key() else None):
                 continue
             now_ms = time.time() * 1000
-            latencies.append(now_ms - msg.timestamp()[1])
+            tick_ms = msg.timestamp()[1]
+            if tick_ms < measured_from:
+                warm.append(now_ms - tick_ms)
+                continue
+            latencies.append(now_ms - tick_ms)
+            # the last ticks of the run land in the last window
+            last = max(0, math.ceil(duration / 10) - 1)
+            windows[min(int((tick_ms - measured_from) // 10_000), last)].append(now_ms - tick_ms)
             per_second[int(now_ms // 1000)] += 1
             r = fastavro.schemaless_reader(io.BytesIO(msg.value()[5:]), result_schema)
             outcomes[r["status"]] += 1
@@ -196,7 +219,7 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
         hops["decided -> visible"].append(arrival - decided)
 
     progress("[book] cancelling what still works")
-    still = resting - len(latencies)
+    still = resting - len(latencies) - len(warm)
     t1 = time.monotonic()
     _cancel_all(cfg, ids)
     wait_drained(cfg, group=_orders_group(cfg), topic="order-commands", timeout=1800)
@@ -204,7 +227,10 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
                       tick_rate=tick_rate_seen, duration=duration, time_scale=time_scale, triggered=len(latencies),
                       triggers_per_second=len(latencies) / duration,
                       peak_triggers_per_second=max(per_second.values(), default=0), outcomes=dict(outcomes),
-                      tick_to_fill_ms=summary(latencies), hops_ms={k: summary(v) for k, v in hops.items()},
+                      tick_to_fill_ms=summary(latencies),
+                      p99_by_10s_ms=[summary(windows[w])["p99"] for w in sorted(windows) if windows[w]],
+                      warm_seconds=warm_seconds, warm_triggered=len(warm), warm_tick_to_fill_ms=summary(warm),
+                      hops_ms={k: summary(v) for k, v in hops.items()},
                       cancelled_after=still,
                       cancel_seconds=time.monotonic() - t1)
 
