@@ -24,10 +24,14 @@ MECHANISM = "SCRAM-SHA-512"
 ADMIN = "admin"
 BROKER_CN = "broker"
 GATEWAY = "gateway"
-PRINCIPALS = (ADMIN, GATEWAY, "streams", "connect", "flink", "tools")
+STREAMS = "streams"
+PRINCIPALS = (ADMIN, GATEWAY, STREAMS, "connect", "flink", "tools")
 ORDERS_TOPIC = "orders"
 # What a member sends: its orders and its cancels and amends. Only the gateway, which checked the member's key, writes them.
 MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
+# The book and its way back to the members: the member task fills an order at the price a trigger names, so
+# only the order flow itself (the streams principal) writes them.
+BOOK_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast")
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,8 @@ class Acl:
 def acls() -> list[Acl]:
     """The gateway may write orders and cancels and nothing else. Every service principal may do anything
     but that: a DENY beats any ALLOW, so an order or a cancel can only enter Kafka through the gateway,
-    which checked the member's key. Reading them stays open to the services that process them."""
+    which checked the member's key. The book's topics (entries, triggers) only the streams principal
+    writes. Reading them stays open to the services that process them."""
     out = [Acl(GATEWAY, "TOPIC", t, op) for t in MEMBER_TOPICS for op in ("WRITE", "DESCRIBE")]
     for p in PRINCIPALS:
         if p in (ADMIN, GATEWAY):
@@ -51,6 +56,8 @@ def acls() -> list[Acl]:
                 Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE"), Acl(p, "CLUSTER", "kafka-cluster", "IDEMPOTENT_WRITE"),
                 Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE_CONFIGS"),
                 *(Acl(p, "TOPIC", t, "WRITE", "DENY") for t in MEMBER_TOPICS)]
+        if p != STREAMS:
+            out += [Acl(p, "TOPIC", t, "WRITE", "DENY") for t in BOOK_TOPICS]
     return out
 
 

@@ -1,7 +1,7 @@
 """The order lifecycle on the real stack, through the gateway: a stop order rests, is listed, amended and
 cancelled (DELETE answers with the outcome that won); the account statement and the order's history come
-back from Postgres; and a kill -9 of the order flow while ticks cross working orders triggers nothing twice
-and loses nothing."""
+back from Postgres; a kill -9 of the order flow while ticks cross working orders triggers nothing twice
+and loses nothing; and a DAY order still working at its exchange's close expires."""
 from __future__ import annotations
 
 import csv
@@ -12,6 +12,8 @@ import os
 import signal
 import time
 from decimal import ROUND_HALF_EVEN, Decimal
+
+import pytest
 
 from brokerstream import statement
 from brokerstream.flowcheck import read_topic, result_key
@@ -155,3 +157,61 @@ def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice
     fast = [m.value["order_id"] for m in read_topic(stack, "order-triggers.fast") if m.value["order_id"] in placed]
     assert fast and set(fast) <= set(placed), "fast copies of the triggers were sent"
     assert not set(placed) & set(_open(gw, M1)), "nothing left working, so nothing left reserved"
+
+
+def _near_close(seconds: float) -> tuple[dt.datetime, str] | None:
+    """A close `seconds` from now as `HH:MM:SS@zone`, in a zone where that moment falls on a weekday (the
+    calendar closes Monday to Friday); None in the hours of Sunday when no such zone exists."""
+    at = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=seconds)).replace(microsecond=0)
+    for zone, hours in (("UTC", 0), ("Etc/GMT+12", -12), ("Etc/GMT-14", 14)):
+        local = at + dt.timedelta(hours=hours)
+        if local.weekday() < 5:
+            return at, f"{local:%H:%M:%S}@{zone}"
+    return None
+
+
+def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_what_it_held(
+        stack, stack_env, world, gateway_for):
+    equity = next(i.instrument_id for i in world.instruments
+                  if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.exchange == "XNAS"
+                  and i.instrument_id not in {"EQ000001", "EQ000002", "EQ000003", "EQ000004", "EQ000005",
+                                              "EQ000007", "EQ000011", LIFECYCLE_EQUITY, RESTART_EQUITY})
+    near = _near_close(75)
+    if near is None:
+        pytest.skip("no time zone is on a weekday now, and the calendar closes on weekdays only")
+    close_at, close = near
+    # the order flow restarted with its Nasdaq close a minute away; every other exchange as configured
+    env = dict(stack_env, BROKER_ORDERS_MARKET_CLOSE=f"XNYS=16:00@America/New_York,XNAS={close},"
+                                                     "XCBO=16:15@America/New_York")
+    launcher(env, "down", "streams")
+    try:
+        launcher(env, "up", "--no-install", "streams")
+        gw = gateway_for(M2)
+        account = _account(world, M2)
+        price = Decimal(gw.order(account_id=account, instrument_id=equity, side="BUY", quantity=1)["fill_price"])
+        limit = (price * Decimal("0.5")).quantize(Decimal("0.01"))
+        resp = gw.post("/orders", {"account_id": account, "instrument_id": equity, "side": "BUY",
+                                   "quantity": 4, "limit_price": str(limit), "time_in_force": "DAY"})
+        assert resp.status_code == 202, resp.text
+        order_id = resp.json()["order_id"]
+        assert dt.datetime.now(dt.timezone.utc) < close_at, "placed after the close: the restart took too long"
+        listed = wait_for(lambda: _open(gw, M2).get(order_id), timeout=30, what="the DAY order to be listed")
+        assert listed["time_in_force"] == "DAY" and Decimal(listed["reserved"]) == 4 * limit
+        assert dt.datetime.fromisoformat(listed["expires_ts"].replace("Z", "+00:00")) == close_at
+
+        def expired():
+            r = gw.get(f"/orders/{order_id}", wait_ms=5000)
+            return r.json() if r.status_code == 200 and r.json().get("status") == "EXPIRED" else None
+        result = wait_for(expired, timeout=(close_at - dt.datetime.now(dt.timezone.utc)).total_seconds() + 60,
+                          what="the DAY order to expire at the close")
+        assert result["fill_price"] is None, result
+        assert dt.datetime.now(dt.timezone.utc) >= close_at
+        assert order_id not in _open(gw, M2), "off the member's working orders, its reservation released"
+        assert [e["event"] for e in _events(stack, M2, order_id, 2)] == ["OPEN", "EXPIRED"]
+        # Postgres: its expiry event and its result, through the sinks (the same broker time, so either order)
+        steps = wait_for(lambda: (s := statement.history(stack, M2, order_id)) and len(s) == 4 and s,
+                         timeout=60, what="the expiry in Postgres")
+        assert [st["event"] for st in steps] == ["PLACED", "OPEN", "EXPIRED", "EXPIRED"]
+    finally:
+        launcher(stack_env, "down", "streams")
+        launcher(stack_env, "up", "--no-install", "streams")

@@ -71,6 +71,18 @@ def test_no_principal_but_the_gateway_may_write_orders(secure_stack, principal):
     assert ok[-1] is None, ok
 
 
+def test_only_the_order_flow_may_write_the_book_and_its_triggers(secure_stack):
+    # a trigger names the price an order fills at: a forged one from any other service is refused
+    for principal in ("tools", "connect", "flink"):
+        p = Producer(client_conf(secure_stack, principal, **{"message.timeout.ms": 20000}))
+        errors = []
+        for topic in ("order-triggers.fast", "order-triggers", "orders.resting"):
+            p.produce(topic, b"forged", b"M000001", on_delivery=lambda err, msg: errors.append(err))
+        assert p.flush(30) == 0
+        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 3, \
+            (principal, errors)
+
+
 def _refused(conf: dict) -> None:
     admin = AdminClient({**conf, "log_level": 0})
     with pytest.raises(KafkaException):

@@ -116,6 +116,16 @@ def test_only_the_gateway_may_write_orders_and_cancels(tmp_path):
     assert {a.name for a in acls if a.principal == "gateway"} == {"orders", "order-commands"}
 
 
+def test_only_the_order_flow_may_write_the_book_and_its_triggers(tmp_path):
+    acls = kafka_security.acls()
+    for topic in ("orders.resting", "order-triggers", "order-triggers.fast"):
+        for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway", "streams"}:
+            assert kafka_security.Acl(p, "TOPIC", topic, "WRITE", "DENY") in acls, (p, topic)
+        assert not [a for a in acls if a.principal == "streams" and a.name == topic and a.permission == "DENY"]
+        # the gateway is allowed nothing but orders and cancels in the first place
+        assert not [a for a in acls if a.principal == "gateway" and a.name == topic]
+
+
 def test_scram_users_reach_the_format_through_an_argument_file(tmp_path):
     cfg = secure(tmp_path)
     args = kafka_security.scram_format_arguments(cfg)
