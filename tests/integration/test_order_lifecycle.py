@@ -37,6 +37,14 @@ def _account(world, member: str) -> str:
     return next(a for a in world.accounts if a.member_id == member and a.status == "ACTIVE").account_id
 
 
+def _place_buy(gw, account: str, instrument: str, quantity: int, **terms) -> str:
+    """A working buy (its limit or stop and time in force in `terms`) through the gateway; its order id."""
+    resp = gw.post("/orders", {"account_id": account, "instrument_id": instrument, "side": "BUY",
+                               "quantity": quantity, **terms})
+    assert resp.status_code == 202, resp.text
+    return resp.json()["order_id"]
+
+
 def _open(gw, member: str) -> dict[str, dict]:
     """The member's working orders, asked again while the flow answers 503 (its state restoring)."""
     deadline = time.monotonic() + 120
@@ -53,10 +61,7 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     started = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=5)
     price = Decimal(gw.order(account_id=account, instrument_id=LIFECYCLE_EQUITY, side="BUY", quantity=2)["fill_price"])
     stop = (price * Decimal("1.2")).quantize(Decimal("0.01"))
-    resp = gw.post("/orders", {"account_id": account, "instrument_id": LIFECYCLE_EQUITY, "side": "BUY",
-                               "quantity": 3, "stop_price": str(stop), "time_in_force": "GTC"})
-    assert resp.status_code == 202, resp.text
-    order_id = resp.json()["order_id"]
+    order_id = _place_buy(gw, account, LIFECYCLE_EQUITY, 3, stop_price=str(stop), time_in_force="GTC")
 
     listed = wait_for(lambda: _open(gw, M1).get(order_id), timeout=30, what="the stop order to be listed")
     assert (listed["quantity"], Decimal(listed["stop_price"]), listed["limit_price"]) == (3, stop, None)
@@ -120,10 +125,7 @@ def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice
     limits = [(price * (Decimal("0.80") + Decimal("0.005") * i)).quantize(Decimal("0.01")) for i in range(30)]
     placed = {}
     for limit in limits:
-        resp = gw.post("/orders", {"account_id": account, "instrument_id": RESTART_EQUITY, "side": "BUY",
-                                   "quantity": 2, "limit_price": str(limit), "time_in_force": "GTC"})
-        assert resp.status_code == 202, resp.text
-        placed[resp.json()["order_id"]] = limit
+        placed[_place_buy(gw, account, RESTART_EQUITY, 2, limit_price=str(limit), time_in_force="GTC")] = limit
     wait_for(lambda: set(placed) <= set(_open(gw, M1)), timeout=30, what="every order working")
 
     # ticks walk down through the limits; the flow dies in the middle and the rest arrive while it is down
@@ -190,10 +192,7 @@ def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_w
         account = _account(world, M2)
         price = Decimal(gw.order(account_id=account, instrument_id=equity, side="BUY", quantity=1)["fill_price"])
         limit = (price * Decimal("0.5")).quantize(Decimal("0.01"))
-        resp = gw.post("/orders", {"account_id": account, "instrument_id": equity, "side": "BUY",
-                                   "quantity": 4, "limit_price": str(limit), "time_in_force": "DAY"})
-        assert resp.status_code == 202, resp.text
-        order_id = resp.json()["order_id"]
+        order_id = _place_buy(gw, account, equity, 4, limit_price=str(limit), time_in_force="DAY")
         assert dt.datetime.now(dt.timezone.utc) < close_at, "placed after the close: the restart took too long"
         listed = wait_for(lambda: _open(gw, M2).get(order_id), timeout=30, what="the DAY order to be listed")
         assert listed["time_in_force"] == "DAY" and Decimal(listed["reserved"]) == 4 * limit

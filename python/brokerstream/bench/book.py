@@ -182,6 +182,7 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     start = time.time()
     ticks.start()
     measured_from = (start + warm_seconds) * 1000
+    last_window = max(0, math.ceil(duration / 10) - 1)  # the last ticks of the run land in the last window
     end = start + warm_seconds + duration + 5  # what the last ticks trigger
     while time.time() < end:
         # consume() returns at its timeout when fewer records came: a short one, or it is in the latency
@@ -194,9 +195,7 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
                 warm.append(now_ms - tick_ms)
                 continue
             latencies.append(now_ms - tick_ms)
-            # the last ticks of the run land in the last window
-            last = max(0, math.ceil(duration / 10) - 1)
-            windows[min(int((tick_ms - measured_from) // 10_000), last)].append(now_ms - tick_ms)
+            windows[min(int((tick_ms - measured_from) // 10_000), last_window)].append(now_ms - tick_ms)
             per_second[int(now_ms // 1000)] += 1
             r = fastavro.schemaless_reader(io.BytesIO(msg.value()[5:]), result_schema)
             outcomes[r["status"]] += 1
