@@ -116,7 +116,7 @@ def test_only_the_gateway_may_write_orders_and_cancels(tmp_path):
     assert {a.name for a in acls if a.principal == "gateway"} == {"orders", "order-commands"}
 
 
-def test_only_the_order_flow_may_write_the_book_and_its_triggers(tmp_path):
+def test_only_the_order_flow_may_write_the_book_and_its_triggers():
     acls = kafka_security.acls()
     for topic in ("orders.resting", "order-triggers", "order-triggers.fast"):
         for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway", "streams"}:

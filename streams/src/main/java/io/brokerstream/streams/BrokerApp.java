@@ -57,14 +57,14 @@ public final class BrokerApp {
         settings.getLong("gateway.pending-ttl-ms"), System::currentTimeMillis);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     ReferenceCache cache = new ReferenceCache();
-    FastTriggerProducer fastTriggers = settings.getBoolean("orders.fast-triggers")
+    FastTriggers fastTriggers = settings.getBoolean("orders.fast-triggers")
         ? new FastTriggerProducer(settings.get("kafka.bootstrap"), ClientLogin.load(settings.get("kafka.login")),
             serdes.of(OrderTrigger.class).serializer())
-        : null;
+        : FastTriggers.NONE;
     Topology topology = OrderTopology.build(settings, serdes, props, (key, result) -> {
       pending.decided(key);
       waiters.complete(key, result);
-    }, cache, fastTriggers == null ? FastTriggers.NONE : fastTriggers);
+    }, cache, fastTriggers);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -99,9 +99,7 @@ public final class BrokerApp {
       // out this member's session.
       closeQuietly("kafka streams", () -> streams.close(CloseOptions.groupMembershipOperation(
           CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30))));
-      if (fastTriggers != null) {
-        closeQuietly("fast trigger producer", fastTriggers::close);
-      }
+      closeQuietly("fast trigger producer", fastTriggers::close);
       stopped.countDown();
     }, "shutdown"));
 

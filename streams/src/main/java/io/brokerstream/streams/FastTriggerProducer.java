@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * transactional), shared by the stream threads. A send that fails is only logged: the trigger's copy in the
  * book's transaction still reaches the member task.
  */
-public final class FastTriggerProducer implements FastTriggers, AutoCloseable {
+public final class FastTriggerProducer implements FastTriggers {
   private static final Logger log = LoggerFactory.getLogger(FastTriggerProducer.class);
   private final KafkaProducer<String, OrderTrigger> producer;
   private final AtomicLong failures = new AtomicLong();

@@ -12,9 +12,12 @@ import io.brokerstream.avro.OrderTrigger;
  * the member's working orders, and the transactional copy is always there behind it.
  */
 @FunctionalInterface
-public interface FastTriggers {
+public interface FastTriggers extends AutoCloseable {
   /** None: the member task waits for the transactional copy. */
   FastTriggers NONE = (member, trigger, timestamp) -> {};
 
   void send(String member, OrderTrigger trigger, long timestamp);
+
+  @Override
+  default void close() {}
 }
