@@ -1,16 +1,21 @@
 """A schema registry outage under load: clients retry with backoff and serve what they cached; no valid
-record is dead-lettered because the registry was down, and every order gets its result."""
+record is dead-lettered because the registry was down, every order gets its result, and the connectors go
+on with the schemas they hold."""
 from __future__ import annotations
 
 import threading
 import time
 import uuid
 
+import psycopg
+
+from brokerstream.connectors import check
 from brokerstream.flowcheck import read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 
 from .conftest import launcher
+from .test_connectors import postgres_rows, wait_for
 
 
 def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothing(
@@ -48,3 +53,45 @@ def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothin
     rec = reconcile(wanted, results, [])
     assert not rec.missing and not rec.duplicates, rec.summary()
     assert len(read_topic(stack, "dlq.streams", decode=False)) == letters_before
+
+
+def test_the_connectors_ride_out_a_registry_outage_longer_than_they_hold_a_schema(stack, stack_env, world):
+    # Apicurio's converter asks the registry again for a schema it has held 30 s. Down for 45 s, with orders
+    # flowing to the sinks and Debezium's heartbeat every 10 s, each converter asks while it is down.
+    tag = f"rcn{uuid.uuid4().hex[:6]}"
+    gen = OrderGenerator(world, 37, run_tag=tag, today=world.as_of)
+    orders = [gen.next() for _ in range(9_000)]
+    member = world.members[-1].member_id
+
+    def touch() -> None:  # a change event for the member, its value the same
+        with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
+            conn.execute("UPDATE members SET name = name WHERE member_id = %s", (member,))
+
+    def member_events() -> int:
+        return len(read_topic(stack, "ref.members", keys=lambda k: k == member))
+    events_before = member_events()
+    touch()  # the source holds the Member schema from here
+    wait_for(lambda: member_events() > events_before, what="the first change event")
+    letters_before = len(read_topic(stack, "dlq.connect", decode=False))
+
+    # 200 orders/s for 45 s: the producer has its schema id before the registry goes
+    produced = threading.Thread(target=lambda: produce_orders(stack, iter(orders), rate=200))
+    produced.start()
+    time.sleep(1)
+    launcher(stack_env, "down", "registry")
+    try:
+        time.sleep(32)
+        touch()
+        time.sleep(13)
+    finally:
+        launcher(stack_env, "up", "--no-install", "registry")
+    produced.join(120)
+
+    wait_drained(stack, timeout=240)
+    decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
+    assert decided == len(orders)
+    wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s",
+                                   tag + "%")[0][0] == decided, timeout=120, what="every result in Postgres")
+    assert member_events() >= events_before + 2, "the change made while the registry was down arrived"
+    assert check(stack) == [], "every connector and task still running"
+    assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before

@@ -47,6 +47,10 @@ class Connect(Service):
             "value.converter.apicurio.registry.use-id": "contentId",
             # as-confluent frames the id, but the id also goes to headers unless these are off.
             "value.converter.apicurio.registry.headers.enabled": "false",
+            # The converter asks the registry again for every schema it has held 30 s. A content id never
+            # changes, but a refresh while the registry is down failed the task (refdata-source: "Tolerance
+            # exceeded") or dead-lettered a sink's record; with this it keeps what it held and says so.
+            "value.converter.apicurio.registry.fault-tolerant-refresh": "true",
             # connectors/*.json say ${env:BS_POSTGRES_HOST}; no secret lands in the config topic.
             "config.providers": "env",
             "config.providers.env.class": "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
