@@ -3,8 +3,6 @@ package io.brokerstream.streams.gateway;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -19,19 +17,22 @@ import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.topology.ReferenceCache;
 import io.brokerstream.streams.topology.StoreNames;
+import io.brokerstream.streams.http.EdgeLimits;
+import io.brokerstream.streams.http.HttpCall;
+import io.brokerstream.streams.http.HttpEdge;
+import io.brokerstream.streams.http.Texts;
 import io.brokerstream.trace.Stages;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -67,14 +68,49 @@ import org.slf4j.LoggerFactory;
  * Bearer): 401 without a known key, 403 for another member's account, order or risk. Results,
  * positions and risk come from interactive queries; a key held by another instance is answered by
  * that instance, through this one.
+ *
+ * <p>What a request may be is checked in this order, and the first failure answers: the route (404, or 405
+ * with Allow), the key (401, 403), then the request itself (400, 413, 415: every id by {@link
+ * io.brokerstream.rules.Identifiers}, numbers as ASCII decimals within their bounds). A refused request
+ * writes nothing. The edge ({@link HttpEdge}) has already bounded the connection, the time and the size.
  */
 public final class Gateway implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Gateway.class);
   private static final String FORWARDED = "X-Brokerstream-Forwarded";
-  private static final Pattern ORDER = Pattern.compile("^/orders/([^/]+)$");
-  private static final Pattern POSITIONS = Pattern.compile("^/accounts/([^/]+)/positions$");
-  private static final Pattern RISK = Pattern.compile("^/members/([^/]+)/risk$");
-  private static final Pattern MEMBER_ORDERS = Pattern.compile("^/members/([^/]+)/orders$");
+  private static final String JSON = "application/json";
+
+  /** Every route, with the methods it answers (405 with Allow for the others) and whether it needs a key. */
+  private enum Route {
+    HEALTH("/health", false, "GET"),
+    OPENAPI("/openapi.yaml", false, "GET"),
+    ORDERS("/orders", true, "POST"),
+    BATCH("/orders:batch", true, "POST"),
+    ORDER("^/orders/([^/]+)$", true, "GET", "DELETE", "PATCH"),
+    MEMBER_ORDERS("^/members/([^/]+)/orders$", true, "GET"),
+    POSITIONS("^/accounts/([^/]+)/positions$", true, "GET"),
+    RISK("^/members/([^/]+)/risk$", true, "GET");
+
+    final String exact;
+    final Pattern pattern;
+    final boolean keyed;
+    final List<String> methods;
+
+    Route(String path, boolean keyed, String... methods) {
+      this.exact = path.startsWith("^") ? null : path;
+      this.pattern = path.startsWith("^") ? Pattern.compile(path) : null;
+      this.keyed = keyed;
+      this.methods = List.of(methods);
+    }
+
+    /** The path's variable segment (still encoded), "" for an exact route, null when the path is not this route. */
+    String match(String path) {
+      if (exact != null) {
+        return exact.equals(path) ? "" : null;
+      }
+      Matcher m = pattern.matcher(path);
+      return m.matches() ? m.group(1) : null;
+    }
+  }
 
   private final ObjectMapper json = OrderRequests.strictJson();
   private final KafkaStreams streams;
@@ -86,7 +122,7 @@ public final class Gateway implements AutoCloseable {
   private final OrderRequests requests;
   private final long defaultWaitMs;
   private final long maxWaitMs;
-  private final HttpServer server;
+  private final HttpEdge edge;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
   private final HttpClient peers = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -97,7 +133,7 @@ public final class Gateway implements AutoCloseable {
   private final AtomicLong traced = new AtomicLong();
 
   public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
-      PendingOrders pending, ReferenceCache cache) throws IOException {
+      PendingOrders pending, ReferenceCache cache) {
     this.pending = pending;
     this.streams = streams;
     this.submitter = submitter;
@@ -114,80 +150,94 @@ public final class Gateway implements AutoCloseable {
     this.polls = new PollLimits(settings.getInt("gateway.max-waiting-polls"),
         settings.getInt("gateway.max-waiting-polls-per-member"));
     this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
-    // The JDK server writes headers and body separately; with Nagle on, the body waits for the
-    // client's delayed ACK of the headers: 40 ms on a loopback request that takes 2.
-    System.setProperty("sun.net.httpserver.nodelay", "true");
-    // Members keep connections open for their long polls; past this many idle ones the JDK server
-    // closes each connection after its answer (its default is 200), and clients reconnect per request.
-    System.setProperty("sun.net.httpserver.maxIdleConnections", settings.get("gateway.max-idle-connections"));
-    this.server = HttpServer.create(new InetSocketAddress(settings.get("gateway.host"), settings.getInt("gateway.port")), 512);
-    server.setExecutor(workers);
-    server.createContext("/", this::handle);
+    this.edge = new HttpEdge(settings.get("gateway.host"), settings.getInt("gateway.port"), limits(settings),
+        settings.getInt("gateway.io-threads"), workers, this::handle);
   }
 
-  public void start() {
-    server.start();
-    log.info("gateway listening on {}", server.getAddress());
+  /** The edge's limits from the gateway.* settings (broker-defaults.properties documents each). */
+  public static EdgeLimits limits(AppSettings s) {
+    return new EdgeLimits(s.getInt("gateway.max-connections"), s.getInt("gateway.max-connections-per-address"),
+        s.getLong("gateway.header-timeout-ms"), s.getLong("gateway.body-timeout-ms"),
+        s.getLong("gateway.idle-timeout-ms"), s.getInt("gateway.max-request-line-bytes"),
+        s.getInt("gateway.max-header-bytes"), Math.max(s.getInt("gateway.max-body-bytes"),
+        s.getInt("gateway.max-batch-body-bytes")), s.getInt("gateway.max-pipelined-requests"));
+  }
+
+  public void start() throws InterruptedException {
+    log.info("gateway listening on {}", edge.start());
   }
 
   @Override
   public void close() {
-    server.stop(1);
+    edge.close();
     workers.shutdownNow();
     timers.shutdownNow();
   }
 
   // --- routing -------------------------------------------------------------------------------------
-  private void handle(HttpExchange ex) {
+  private void handle(HttpCall call) {
     long received = Stages.nowMicros();
     try {
-      // the raw path: each segment is decoded exactly once, strictly, below
-      String path = ex.getRequestURI().getRawPath();
-      String method = ex.getRequestMethod();
-      if (path.equals("/health")) {
-        health(ex);
-        return;
-      }
-      if (path.equals("/openapi.yaml")) {
-        openApi(ex);
-        return;
-      }
-      String member = authenticate(ex);
-      Matcher m;
-      if (method.equals("POST") && path.equals("/orders")) {
-        placeOne(ex, member, received);
-      } else if (method.equals("POST") && path.equals("/orders:batch")) {
-        placeBatch(ex, member, received);
-      } else if (method.equals("GET") && (m = ORDER.matcher(path)).matches()) {
-        result(ex, member, RequestInput.segment(m.group(1), "order id"));
-      } else if (method.equals("DELETE") && (m = ORDER.matcher(path)).matches()) {
-        cancel(ex, member, RequestInput.segment(m.group(1), "order id"));
-      } else if (method.equals("PATCH") && (m = ORDER.matcher(path)).matches()) {
-        amend(ex, member, RequestInput.segment(m.group(1), "order id"));
-      } else if (method.equals("GET") && (m = MEMBER_ORDERS.matcher(path)).matches()) {
-        openOrders(ex, member, RequestInput.segment(m.group(1), "member id"));
-      } else if (method.equals("GET") && (m = POSITIONS.matcher(path)).matches()) {
-        positions(ex, member, RequestInput.segment(m.group(1), "account id"));
-      } else if (method.equals("GET") && (m = RISK.matcher(path)).matches()) {
-        risk(ex, member, RequestInput.segment(m.group(1), "member id"));
-      } else {
-        throw new HttpError(path.matches("^/(orders|accounts|members).*") ? 405 : 404,
-            "no route for " + method + " " + (RequestInput.hasControl(path) ? "(a path with control characters)" : path));
-      }
+      route(call, received);
     } catch (HttpError e) {
-      error(ex, e);
+      error(call, e);
     } catch (InvalidStateStoreException e) {
       // A store restoring after a restart, or moving between instances, is read again in a moment.
-      error(ex, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
+      error(call, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
     } catch (RuntimeException e) {
-      log.error("gateway error on {} {}", ex.getRequestMethod(), ex.getRequestURI(), e);
-      error(ex, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
+      log.error("gateway error on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
+      error(call, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
     }
   }
 
-  private String authenticate(HttpExchange ex) {
-    String key = ex.getRequestHeaders().getFirst("X-Api-Key");
-    String auth = ex.getRequestHeaders().getFirst("Authorization");
+  private void route(HttpCall call, long received) {
+    String path = call.rawPath();
+    String method = call.method();
+    Route route = null;
+    String segment = null;
+    for (Route r : Route.values()) {
+      if ((segment = r.match(path)) != null) {
+        route = r;
+        break;
+      }
+    }
+    if (route == null) {
+      throw new HttpError(404, "no route for " + Texts.printable(path, 80));
+    }
+    if (!route.methods.contains(method)) {
+      throw new HttpError(405, method + " is not allowed on this path (allowed: " + String.join(", ", route.methods)
+          + ")").with("Allow", String.join(", ", route.methods));
+    }
+    if (!route.keyed) {
+      if (route == Route.HEALTH) {
+        health(call);
+      } else {
+        openApi(call);
+      }
+      return;
+    }
+    String member = authenticate(call);
+    switch (route) {
+      case ORDERS -> placeOne(call, member, received);
+      case BATCH -> placeBatch(call, member, received);
+      case ORDER -> {
+        String orderId = RequestInput.id(segment, "order id");
+        switch (method) {
+          case "GET" -> result(call, member, orderId);
+          case "DELETE" -> cancel(call, member, orderId);
+          default -> amend(call, member, orderId);
+        }
+      }
+      case MEMBER_ORDERS -> openOrders(call, member, RequestInput.id(segment, "member id"));
+      case POSITIONS -> positions(call, member, RequestInput.id(segment, "account id"));
+      case RISK -> risk(call, member, RequestInput.id(segment, "member id"));
+      default -> throw new IllegalStateException("unrouted " + route);
+    }
+  }
+
+  private String authenticate(HttpCall call) {
+    String key = call.header("X-Api-Key");
+    String auth = call.header("Authorization");
     if (key == null && auth != null && auth.startsWith("Bearer ")) {
       key = auth.substring(7).trim();
     }
@@ -195,22 +245,22 @@ public final class Gateway implements AutoCloseable {
   }
 
   // --- orders --------------------------------------------------------------------------------------
-  private void placeOne(HttpExchange ex, String member, long received) {
-    Order order = requests.one(RequestInput.jsonBody(ex, maxBodyBytes), System.currentTimeMillis());
+  private void placeOne(HttpCall call, String member, long received) {
+    Order order = requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
     // Answer on a gateway thread, never on the producer's I/O thread.
     submitter.submit(member, order, traced(received)).whenCompleteAsync((meta, err) -> {
       if (err != null) {
-        error(ex, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
+        error(call, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
       } else {
         pending.accepted(Topics.resultKey(member, order.getOrderId()));
-        send(ex, 202, accepted(order));
+        send(call, 202, accepted(order));
       }
     }, workers);
   }
 
-  private void placeBatch(HttpExchange ex, String member, long received) {
-    List<Order> orders = requests.batch(RequestInput.jsonBody(ex, maxBatchBodyBytes), System.currentTimeMillis());
+  private void placeBatch(HttpCall call, String member, long received) {
+    List<Order> orders = requests.batch(RequestInput.jsonBody(call, maxBatchBodyBytes), System.currentTimeMillis());
     for (Order order : orders) {
       authorizeAccount(member, order.getAccountId());
     }
@@ -220,7 +270,7 @@ public final class Gateway implements AutoCloseable {
     }
     CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, err) -> {
       if (err != null) {
-        error(ex, new HttpError(503, "batch not fully written (the idempotent producer may have written part "
+        error(call, new HttpError(503, "batch not fully written (the idempotent producer may have written part "
             + "of it; GET each order to see): " + err.getMessage()));
         return;
       }
@@ -228,7 +278,7 @@ public final class Gateway implements AutoCloseable {
       ObjectNode body = json.createObjectNode();
       ArrayNode list = body.putArray("orders");
       orders.forEach(o -> list.add(accepted(o)));
-      send(ex, 202, body);
+      send(call, 202, body);
     }, workers);
   }
 
@@ -258,19 +308,15 @@ public final class Gateway implements AutoCloseable {
    * Writes the cancel, then answers as GET /orders/{id} does: with the order's final result, CANCELLED when
    * the cancel won, ACCEPTED (or REJECTED) when a fill got there first. 409 when the order already ended.
    */
-  private void cancel(HttpExchange ex, String member, String orderId) {
+  private void cancel(HttpCall call, String member, String orderId) {
     refuseWhenEnded(member, orderId, "cancel");
     submitter.command(member, OrderRequests.cancel(orderId, System.currentTimeMillis()))
         .whenCompleteAsync((meta, err) -> {
           if (err != null) {
-            error(ex, new HttpError(503, "cancel not accepted: cannot write to Kafka: " + err.getMessage()));
+            error(call, new HttpError(503, "cancel not accepted: cannot write to Kafka: " + err.getMessage()));
             return;
           }
-          try {
-            result(ex, member, orderId);
-          } catch (HttpError e) {
-            error(ex, e);
-          }
+          handle(call, () -> result(call, member, orderId));
         }, workers);
   }
 
@@ -279,12 +325,12 @@ public final class Gateway implements AutoCloseable {
    * fills, and GET /orders/{id} has the result); a refused amend leaves it unchanged, with the reason in its
    * history (order-events). 409 when the order already ended.
    */
-  private void amend(HttpExchange ex, String member, String orderId) {
-    OrderCommand command = requests.amend(RequestInput.jsonBody(ex, maxBodyBytes), orderId, System.currentTimeMillis());
+  private void amend(HttpCall call, String member, String orderId) {
+    OrderCommand command = requests.amend(RequestInput.jsonBody(call, maxBodyBytes), orderId, System.currentTimeMillis());
     refuseWhenEnded(member, orderId, "amend");
     submitter.command(member, command).whenCompleteAsync((meta, err) -> {
       if (err != null) {
-        error(ex, new HttpError(503, "amend not accepted: cannot write to Kafka: " + err.getMessage()));
+        error(call, new HttpError(503, "amend not accepted: cannot write to Kafka: " + err.getMessage()));
         return;
       }
       ObjectNode node = json.createObjectNode();
@@ -292,7 +338,7 @@ public final class Gateway implements AutoCloseable {
       node.put("status", "AMEND_REQUESTED");
       node.put("open_orders", "/members/" + member + "/orders?status=OPEN");
       node.put("result", "/orders/" + orderId);
-      send(ex, 202, node);
+      send(call, 202, node);
     }, workers);
   }
 
@@ -310,18 +356,18 @@ public final class Gateway implements AutoCloseable {
   }
 
   /** A member's working orders, from its task's open-orders store. */
-  private void openOrders(HttpExchange ex, String member, String memberId) {
+  private void openOrders(HttpCall call, String member, String memberId) {
     if (!memberId.equals(member)) {
       throw new HttpError(403, "you may list only your own orders (member " + member + ")");
     }
-    String status = RequestInput.queryText(ex, "status", "OPEN");
+    String status = RequestInput.queryText(call, "status", "OPEN");
     if (!status.equals("OPEN")) {
       throw HttpError.badField("status", "only OPEN (working orders) is listed here; an order that ended is at "
           + "GET /orders/{id}, its history in the account statement");
     }
     KeyQueryMetadata where = queries.locate(StoreNames.OPEN_ORDERS, memberId);
     if (!queries.isLocal(where)) {
-      forward(ex, where.activeHost());
+      forward(call, where.activeHost());
       return;
     }
     ObjectNode body = json.createObjectNode();
@@ -344,59 +390,80 @@ public final class Gateway implements AutoCloseable {
       node.put("placed_ts", java.time.Instant.ofEpochMilli(open.placedMs()).toString());
       node.put("expires_ts", open.expiresMs() == 0 ? null : java.time.Instant.ofEpochMilli(open.expiresMs()).toString());
     }
-    send(ex, 200, body);
+    send(call, 200, body);
   }
 
   // --- results -------------------------------------------------------------------------------------
-  private void result(HttpExchange ex, String member, String orderId) {
+  private void result(HttpCall call, String member, String orderId) {
     // Another member's order and one that does not exist look the same: the key includes the member.
     String key = Topics.resultKey(member, orderId);
     KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
     if (!queries.isLocal(where)) {
-      forward(ex, where.activeHost());
+      forward(call, where.activeHost());
       return;
     }
-    long wait = RequestInput.queryLong(ex, "wait_ms", defaultWaitMs, 0, maxWaitMs);
+    long wait = RequestInput.queryLong(call, "wait_ms", defaultWaitMs, 0, maxWaitMs);
     // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is read
     // once per poll (after the waiter is registered, so no result slips between), except when no slot
     // is free: a result that is already there is still answered rather than refused.
     if (wait == 0) {
-      answerNow(ex, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
+      answerNow(call, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
       return;
     }
     Runnable release;
     try {
       release = polls.acquire(member);
     } catch (HttpError full) {
-      answerNow(ex, where, key, full);
+      answerNow(call, where, key, full);
       return;
     }
     AtomicBoolean answered = new AtomicBoolean();
-    // The results table announces on a stream thread: answer on a gateway thread.
-    Runnable cancel = waiters.await(key, r -> {
-      if (answered.compareAndSet(false, true)) {
-        release.run();
-        workers.execute(() -> respondResult(ex, r));
+    Runnable cancel = null;
+    try {
+      // The results table announces on a stream thread: answer on a gateway thread.
+      cancel = waiters.await(key, r -> {
+        if (answered.compareAndSet(false, true)) {
+          release.run();
+          workers.execute(() -> respondResult(call, r));
+        }
+      });
+      OrderResult stored = queries.result(where, key);
+      if (stored != null) {
+        if (answered.compareAndSet(false, true)) {
+          cancel.run();
+          release.run();
+          respondResult(call, stored);
+        }
+        return;
       }
-    });
-    OrderResult stored = queries.result(where, key);
-    if (stored != null) {
+    } catch (RuntimeException e) {
+      // The store could not be read (restoring, moving): the slot and the waiter go back before the 503.
       if (answered.compareAndSet(false, true)) {
-        cancel.run();
+        if (cancel != null) {
+          cancel.run();
+        }
         release.run();
-        respondResult(ex, stored);
       }
-      return;
+      throw e;
     }
+    Runnable forget = cancel;
+    Runnable giveUp = () -> {
+      if (answered.compareAndSet(false, true)) {
+        forget.run();
+        release.run();
+      }
+    };
+    // A client that hangs up gives its slot back at once, not when its wait ends.
+    call.onHangUp(giveUp);
     timers.schedule(() -> {
       if (answered.compareAndSet(false, true)) {
-        cancel.run();
+        forget.run();
         release.run();
         workers.execute(() -> {
           if (pending.isPending(key)) {
-            send(ex, 202, pendingBody(orderId));
+            send(call, 202, pendingBody(orderId));
           } else {
-            error(ex, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
+            error(call, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
           }
         });
       }
@@ -404,12 +471,12 @@ public final class Gateway implements AutoCloseable {
   }
 
   /** The stored result, or `otherwise` when there is none yet. */
-  private void answerNow(HttpExchange ex, KeyQueryMetadata where, String key, HttpError otherwise) {
+  private void answerNow(HttpCall call, KeyQueryMetadata where, String key, HttpError otherwise) {
     OrderResult now = queries.result(where, key);
     if (now != null) {
-      respondResult(ex, now);
+      respondResult(call, now);
     } else if (otherwise.status == 404 && pending.isPending(key)) {
-      send(ex, 202, pendingBody(key.substring(key.indexOf('|') + 1)));
+      send(call, 202, pendingBody(key.substring(key.indexOf('|') + 1)));
     } else {
       throw otherwise;
     }
@@ -424,7 +491,7 @@ public final class Gateway implements AutoCloseable {
     return node;
   }
 
-  private void respondResult(HttpExchange ex, OrderResult r) {
+  private void respondResult(HttpCall call, OrderResult r) {
     ObjectNode node = json.createObjectNode();
     node.put("order_id", r.getOrderId());
     node.put("status", r.getStatus().name());
@@ -443,11 +510,11 @@ public final class Gateway implements AutoCloseable {
     node.put("trace_id", r.getTraceId());
     node.put("limit_price", r.getLimitPrice() == null ? null : r.getLimitPrice().toPlainString());
     node.put("short_sale", r.getShortSale());
-    send(ex, 200, node);
+    send(call, 200, node);
   }
 
   // --- positions and risk --------------------------------------------------------------------------
-  private void positions(HttpExchange ex, String member, String accountId) {
+  private void positions(HttpCall call, String member, String accountId) {
     AccountEntry account = queries.account(accountId);
     if (account == null) {
       throw new HttpError(404, "no account " + accountId);
@@ -457,7 +524,7 @@ public final class Gateway implements AutoCloseable {
     }
     KeyQueryMetadata where = queries.locate(StoreNames.POSITIONS, member);
     if (!queries.isLocal(where)) {
-      forward(ex, where.activeHost());
+      forward(call, where.activeHost());
       return;
     }
     ObjectNode body = json.createObjectNode();
@@ -473,10 +540,10 @@ public final class Gateway implements AutoCloseable {
       p.put("realized_pnl", Micros.format(kv.value.realized()));
       p.put("version", kv.value.version());
     }
-    send(ex, 200, body);
+    send(call, 200, body);
   }
 
-  private void risk(HttpExchange ex, String member, String memberId) {
+  private void risk(HttpCall call, String member, String memberId) {
     if (!memberId.equals(member)) {
       throw new HttpError(403, "you may read only your own risk (member " + member + ")");
     }
@@ -486,7 +553,7 @@ public final class Gateway implements AutoCloseable {
     }
     KeyQueryMetadata where = queries.locate(StoreNames.MEMBER_RISK, memberId);
     if (!queries.isLocal(where)) {
-      forward(ex, where.activeHost());
+      forward(call, where.activeHost());
       return;
     }
     RiskState risk = queries.risk(where, memberId);
@@ -516,90 +583,95 @@ public final class Gateway implements AutoCloseable {
     body.put("buying_power", Micros.format(power));
     body.put("available", Micros.format(power - risk.committed()));
     body.set("accounts", accounts);
-    send(ex, 200, body);
+    send(call, 200, body);
   }
 
   // --- plumbing ------------------------------------------------------------------------------------
-  private void health(HttpExchange ex) {
+  private void health(HttpCall call) {
     KafkaStreams.State state = streams.state();
     ObjectNode node = json.createObjectNode();
     node.put("state", state.name());
     node.put("instance", queries.self().host() + ":" + queries.self().port());
     node.put("waiting_long_polls", polls.waiting());
     node.put("result_waiters", waiters.waitingCount());
-    send(ex, state == KafkaStreams.State.RUNNING ? 200 : 503, node);
+    node.put("open_connections", edge.openConnections());
+    send(call, state == KafkaStreams.State.RUNNING ? 200 : 503, node);
   }
 
-  private void openApi(HttpExchange ex) {
+  private void openApi(HttpCall call) {
     try (InputStream in = Gateway.class.getResourceAsStream("/openapi.yaml")) {
-      byte[] bytes = in.readAllBytes();
-      ex.getResponseHeaders().set("Content-Type", "application/yaml");
-      ex.sendResponseHeaders(200, bytes.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(bytes);
-      }
+      call.respond(200, "application/yaml", in.readAllBytes(), Map.of());
     } catch (IOException e) {
-      log.debug("client went away", e);
+      throw new IllegalStateException("openapi.yaml is missing from the jar", e);
     }
   }
 
   /** Answers with what the instance holding the key answers (once: a forwarded request never forwards). */
-  private void forward(HttpExchange ex, HostInfo owner) {
-    if (ex.getRequestHeaders().containsKey(FORWARDED)) {
+  private void forward(HttpCall call, HostInfo owner) {
+    if (call.header(FORWARDED) != null) {
       throw new HttpError(503, "the key moved between instances; try again shortly");
     }
-    URI target = URI.create("http://" + owner.host() + ":" + owner.port() + ex.getRequestURI());
+    URI target = URI.create("http://" + owner.host() + ":" + owner.port() + call.rawTarget());
     HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(Duration.ofMillis(maxWaitMs + 5000))
         .header(FORWARDED, queries.self().toString()).GET();
     for (String header : List.of("X-Api-Key", "Authorization")) {
-      String value = ex.getRequestHeaders().getFirst(header);
+      String value = call.header(header);
       if (value != null) {
         req.header(header, value);
       }
     }
     peers.sendAsync(req.build(), HttpResponse.BodyHandlers.ofByteArray()).whenCompleteAsync((resp, err) -> {
       if (err != null) {
-        error(ex, new HttpError(502, "instance " + owner + " holding this key did not answer: " + err.getMessage()));
-      } else {
-        send(ex, resp.statusCode(), resp.body());
+        error(call, new HttpError(502, "instance " + owner + " holding this key did not answer: " + err.getMessage()));
+        return;
       }
+      Map<String, String> headers = new LinkedHashMap<>();
+      resp.headers().firstValue("Retry-After").ifPresent(v -> headers.put("Retry-After", v));
+      call.respond(resp.statusCode(), resp.headers().firstValue("Content-Type").orElse(JSON), resp.body(), headers);
     }, workers);
   }
 
-  private void error(HttpExchange ex, HttpError e) {
+  /** Runs a later step of a request, answering its refusal as the first step would have. */
+  private void handle(HttpCall call, Runnable step) {
+    try {
+      step.run();
+    } catch (HttpError e) {
+      error(call, e);
+    } catch (InvalidStateStoreException e) {
+      error(call, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
+    } catch (RuntimeException e) {
+      log.error("gateway error on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
+      error(call, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
+    }
+  }
+
+  private void error(HttpCall call, HttpError e) {
     ObjectNode node = json.createObjectNode();
-    node.put("error", e.getMessage());
+    node.put("error", Texts.printable(e.getMessage(), 1000));
     if (e.field != null) {
-      node.put("field", e.field);
+      node.put("field", Texts.printable(e.field, 100));
     }
+    Map<String, String> headers = new LinkedHashMap<>(e.headers);
     if (e.status == 503 || e.status == 429) {
-      ex.getResponseHeaders().set("Retry-After", "1");
+      headers.put("Retry-After", "1");
     }
-    send(ex, e.status, node);
+    send(call, e.status, node, headers);
   }
 
-  private void send(HttpExchange ex, int status, ObjectNode body) {
-    try {
-      send(ex, status, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      log.debug("cannot encode response", e);
-    }
+  private void send(HttpCall call, int status, ObjectNode body) {
+    send(call, status, body, Map.of());
   }
 
-  private static void send(HttpExchange ex, int status, byte[] bytes) {
+  private void send(HttpCall call, int status, ObjectNode body, Map<String, String> headers) {
+    byte[] bytes;
     try {
-      ex.getResponseHeaders().set("Content-Type", "application/json");
-      ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-      if (bytes.length > 0) {
-        try (OutputStream out = ex.getResponseBody()) {
-          out.write(bytes);
-        }
-      }
+      bytes = json.writeValueAsBytes(body);
     } catch (IOException e) {
-      log.debug("client went away before the answer", e);
-    } finally {
-      ex.close();
+      log.error("cannot encode a response", e);
+      bytes = Texts.errorJson("internal error: cannot encode the response");
+      status = 500;
     }
+    call.respond(status, JSON, bytes, headers);
   }
 
   private static Thread daemon(Runnable r, String name) {

@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import io.brokerstream.rules.Identifiers;
 
 /**
  * JSON order requests into Orders. Only the shape is checked here (types, required fields, decimal
@@ -29,8 +30,6 @@ final class OrderRequests {
   private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
       "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force", "stop_price");
   private static final Set<String> AMEND_FIELDS = Set.of("quantity", "limit_price", "stop_price", "trace_id");
-  /** Order ids: what FIX ClOrdIDs and UUIDs use; never the '|' that joins member and id in keys. */
-  private static final java.util.regex.Pattern ORDER_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,64}");
   /** The client's clock may be off, but not by more than a day: further is not a send time. */
   static final long MAX_CLIENT_SKEW_MS = 24L * 3600 * 1000;
   private final ObjectMapper json;
@@ -114,15 +113,13 @@ final class OrderRequests {
       throw HttpError.badField(at + "quantity", "must be a whole number within 64 bits, got "
           + abbreviate(quantity.toString()));
     }
-    String orderId = text(node, at, "order_id", false, 64);
-    if (orderId != null && !ORDER_ID.matcher(orderId).matches()) {
-      throw HttpError.badField(at + "order_id", "1 to 64 letters, digits or . _ : -");
-    }
+    String orderId = id(node, at, "order_id", false, Identifiers.MAX_ID);
     JsonNode ts = node.get("client_ts");
     if (ts != null && !ts.isNull() && !(ts.isIntegralNumber() && ts.canConvertToLong())) {
-      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + ts);
+      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + abbreviate(ts.toString()));
     }
-    if (ts != null && !ts.isNull() && Math.abs(ts.longValue() - nowMs) > MAX_CLIENT_SKEW_MS) {
+    // Compared against the bounds, never as |ts - now|: that difference overflows for ts near Long.MIN_VALUE.
+    if (ts != null && !ts.isNull() && !withinSkew(ts.longValue(), nowMs)) {
       throw HttpError.badField(at + "client_ts", "must be within a day of the broker's clock (epoch ms "
           + nowMs + "), got " + ts.longValue());
     }
@@ -142,15 +139,15 @@ final class OrderRequests {
     return Order.newBuilder()
         .setTimeInForce(timeInForce)
         .setOrderId(orderId != null ? orderId : UUID.randomUUID().toString())
-        .setAccountId(text(node, at, "account_id", true, 64))
-        .setInstrumentId(text(node, at, "instrument_id", true, 64))
+        .setAccountId(id(node, at, "account_id", true, Identifiers.MAX_ID))
+        .setInstrumentId(id(node, at, "instrument_id", true, Identifiers.MAX_ID))
         .setSide(Side.valueOf(side))
         .setQuantity(quantity.longValue())
         .setLimitPrice(decimal(node, at, "limit_price"))
         .setStopPrice(decimal(node, at, "stop_price"))
         .setShortSale(shortSale != null && shortSale.asBoolean())
         .setClientTs(Instant.ofEpochMilli(ts != null && !ts.isNull() ? ts.longValue() : nowMs))
-        .setTraceId(text(node, at, "trace_id", false, 128))
+        .setTraceId(id(node, at, "trace_id", false, Identifiers.MAX_TRACE_ID))
         .build();
   }
 
@@ -185,7 +182,7 @@ final class OrderRequests {
       throw HttpError.badField("amend", "give a new quantity, limit_price or stop_price");
     }
     return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.AMEND)
-        .setClientTs(Instant.ofEpochMilli(nowMs)).setTraceId(text(node, "", "trace_id", false, 128))
+        .setClientTs(Instant.ofEpochMilli(nowMs)).setTraceId(id(node, "", "trace_id", false, Identifiers.MAX_TRACE_ID))
         .setQuantity(newQuantity).setLimitPrice(limit).setStopPrice(stop).build();
   }
 
@@ -214,23 +211,54 @@ final class OrderRequests {
     return value.asText();
   }
 
+  /** An id field: absent (when allowed) or held to the one id rule. */
+  private static String id(JsonNode node, String at, String field, boolean required, int maxLength) {
+    JsonNode value = node.get(field);
+    if (value == null || value.isNull()) {
+      if (required) {
+        throw HttpError.badField(at + field, "required");
+      }
+      return null;
+    }
+    if (!value.isTextual()) {
+      throw HttpError.badField(at + field, "must be a string, got " + abbreviate(value.toString()));
+    }
+    String problem = Identifiers.problem(value.asText(), maxLength);
+    if (problem != null) {
+      throw HttpError.badField(at + field, problem);
+    }
+    return value.asText();
+  }
+
+  static boolean withinSkew(long clientTs, long nowMs) {
+    return clientTs >= nowMs - MAX_CLIENT_SKEW_MS && clientTs <= nowMs + MAX_CLIENT_SKEW_MS;
+  }
+
   private static String abbreviate(String text) {
     return text.length() <= 40 ? text : text.substring(0, 37) + "...";
   }
 
-  /** A price as a JSON string or number, at most 6 decimal places and 12 integer digits (decimal(18,6)). */
+  /**
+   * A price as a JSON string or number, at most 6 decimal places and 12 integer digits (decimal(18,6)). A
+   * string is an ASCII decimal: an optional '-', digits, optionally '.' and 1 to 6 digits; nothing else (no
+   * exponent, sign '+', spaces, or digits of other scripts, which Java's BigDecimal would read).
+   */
   private static BigDecimal decimal(JsonNode node, String at, String field) {
     JsonNode value = node.get(field);
     if (value == null || value.isNull()) {
       return null;
     }
     BigDecimal price;
-    try {
-      price = value.isTextual() ? new BigDecimal(value.asText().trim()) : value.isNumber() ? value.decimalValue() : null;
-    } catch (NumberFormatException e) {
-      price = null;
-    }
-    if (price == null) {
+    if (value.isTextual()) {
+      String text = value.asText();
+      if (!isAsciiDecimal(text)) {
+        throw HttpError.badField(at + field, "must be a decimal in ASCII digits with at most 6 decimal places (like "
+            + "\"123.45\"), got " + abbreviate(value.toString()));
+      }
+      price = new BigDecimal(text);
+    } else if (value.isNumber()) {
+      price = value.decimalValue();
+    } else {
       throw HttpError.badField(at + field, "must be a decimal number, got " + abbreviate(value.toString()));
     }
     // Judge size and places before scaling: 1e999999999 would be a billion digits once scaled.
@@ -242,5 +270,35 @@ final class OrderRequests {
       throw HttpError.badField(at + field, "at most 6 decimal places");
     }
     return price.setScale(6, java.math.RoundingMode.UNNECESSARY);
+  }
+
+  /** -?[0-9]+(\.[0-9]{1,6})? in ASCII, at most 32 characters (magnitude is judged after). */
+  static boolean isAsciiDecimal(String text) {
+    int n = text.length();
+    if (n == 0 || n > 32) {
+      return false;
+    }
+    int i = text.charAt(0) == '-' ? 1 : 0;
+    int digits = 0;
+    while (i < n && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+      i++;
+      digits++;
+    }
+    if (digits == 0) {
+      return false;
+    }
+    if (i == n) {
+      return true;
+    }
+    if (text.charAt(i) != '.') {
+      return false;
+    }
+    i++;
+    int places = 0;
+    while (i < n && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
+      i++;
+      places++;
+    }
+    return i == n && places >= 1 && places <= 6;
   }
 }

@@ -1,9 +1,8 @@
 package io.brokerstream.streams.gateway;
 
-import com.sun.net.httpserver.HttpExchange;
+import io.brokerstream.rules.Identifiers;
+import io.brokerstream.streams.http.HttpCall;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -19,36 +18,29 @@ import java.util.Locale;
 final class RequestInput {
   private RequestInput() {}
 
-  /** The body of a JSON request: 415 for another content type, 413 beyond maxBytes. */
-  static byte[] jsonBody(HttpExchange ex, int maxBytes) {
-    String type = ex.getRequestHeaders().getFirst("Content-Type");
+  /** The body of a JSON request: 415 for another content type, 413 beyond maxBytes (the edge read it whole). */
+  static byte[] jsonBody(HttpCall call, int maxBytes) {
+    String type = call.header("Content-Type");
     String media = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     if (!media.equals("application/json")) {
-      throw new HttpError(415, "Content-Type must be application/json, got " + (type == null ? "none" : "'" + type + "'"));
+      throw new HttpError(415, "Content-Type must be application/json, got "
+          + (type == null ? "none" : "'" + printable(type) + "'"));
     }
-    String length = ex.getRequestHeaders().getFirst("Content-Length");
-    if (length != null) {
-      try {
-        if (Long.parseLong(length.trim()) > maxBytes) {
-          throw new HttpError(413, "body larger than " + maxBytes + " bytes");
-        }
-      } catch (NumberFormatException e) {
-        throw new HttpError(400, "Content-Length is not a number");
-      }
+    byte[] body = call.body();
+    if (body.length > maxBytes) {
+      throw new HttpError(413, "body larger than " + maxBytes + " bytes");
     }
-    try (InputStream in = ex.getRequestBody()) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(maxBytes, 4096));
-      byte[] buf = new byte[8192];
-      for (int n; (n = in.read(buf)) > 0; ) {
-        if (out.size() + n > maxBytes) {
-          throw new HttpError(413, "body larger than " + maxBytes + " bytes");
-        }
-        out.write(buf, 0, n);
-      }
-      return out.toByteArray();
-    } catch (IOException e) {
-      throw new HttpError(400, "cannot read the request body: " + e.getMessage());
+    return body;
+  }
+
+  /** A path segment that names an id: decoded once, then held to the one id rule (400 otherwise). */
+  static String id(String raw, String what) {
+    String text = segment(raw, what);
+    String problem = Identifiers.problem(text, Identifiers.MAX_ID);
+    if (problem != null) {
+      throw new HttpError(400, what + " " + problem);
     }
+    return text;
   }
 
   /**
@@ -96,25 +88,25 @@ final class RequestInput {
   }
 
   /** A query parameter as a whole number within [min, max] (raw query, decoded once), else the fallback. */
-  static long queryLong(HttpExchange ex, String name, long fallback, long min, long max) {
-    String text = queryText(ex, name, null);
+  static long queryLong(HttpCall call, String name, long fallback, long min, long max) {
+    String text = queryText(call, name, null);
     if (text == null) {
       return fallback;
     }
-    try {
-      long v = Long.parseLong(text);
-      if (v < min || v > max) {
-        throw HttpError.badField(name, "must be between " + min + " and " + max + ", got " + v);
-      }
-      return v;
-    } catch (NumberFormatException e) {
-      throw HttpError.badField(name, "must be a whole number of milliseconds");
+    // ASCII digits only (Long.parseLong takes any script's digits), and no more than fit: judged as text.
+    if (text.isEmpty() || text.length() > 18 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw HttpError.badField(name, "must be a whole number of milliseconds between " + min + " and " + max);
     }
+    long v = Long.parseLong(text);
+    if (v < min || v > max) {
+      throw HttpError.badField(name, "must be between " + min + " and " + max + ", got " + v);
+    }
+    return v;
   }
 
   /** A query parameter's value (raw query, decoded once), or the fallback when it is absent. */
-  static String queryText(HttpExchange ex, String name, String fallback) {
-    String query = ex.getRequestURI().getRawQuery();
+  static String queryText(HttpCall call, String name, String fallback) {
+    String query = call.rawQuery();
     if (query == null) {
       return fallback;
     }

@@ -72,6 +72,34 @@ class OrderRequestsTest {
   }
 
   @Test
+  void everyBoundHoldsAtItsEdge() {
+    long day = OrderRequests.MAX_CLIENT_SKEW_MS;
+    assertThat(parse(with(",\"client_ts\":" + (NOW + day))).getClientTs().toEpochMilli()).isEqualTo(NOW + day);
+    assertThat(parse(with(",\"client_ts\":" + (NOW - day))).getClientTs().toEpochMilli()).isEqualTo(NOW - day);
+    assertThat(OrderRequests.withinSkew(Long.MIN_VALUE, NOW)).isFalse();
+    assertThat(OrderRequests.withinSkew(Long.MAX_VALUE, NOW)).isFalse();
+    assertThat(OrderRequests.withinSkew(Long.MIN_VALUE + NOW, NOW)).isFalse();
+    // the shape is the gateway's (a whole number within 64 bits); the size, 1 to orders.max-quantity, the flow's
+    assertThat(parse(with("").replace("\"quantity\":1", "\"quantity\":" + Long.MAX_VALUE)).getQuantity())
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(parse(with(",\"limit_price\":\"999999999999.999999\"")).getLimitPrice().toPlainString())
+        .isEqualTo("999999999999.999999");
+    assertThat(parse(with(",\"limit_price\":\"-0.000001\"")).getLimitPrice().toPlainString()).isEqualTo("-0.000001");
+    assertThat(parse(with(",\"order_id\":\"" + "a".repeat(64) + "\"")).getOrderId()).hasSize(64);
+    assertThat(parse(with(",\"trace_id\":\"" + "t".repeat(128) + "\"")).getTraceId()).hasSize(128);
+    assertThatThrownBy(() -> parse(with(",\"trace_id\":\"" + "t".repeat(129) + "\"")))
+        .hasMessageContaining("trace_id");
+  }
+
+  @ParameterizedTest(name = "{0} is an ASCII decimal: {1}")
+  @CsvSource({"0, true", "12, true", "-12.5, true", "1.123456, true", "007.10, true", "1.1234567, false",
+      "'', false", "-, false", "1., false", ".1, false", "1.2.3, false", "1e5, false", "+1, false", "' 1', false",
+      "'\u0661', false", "'1\u0662', false", "0x10, false"})
+  void asciiDecimals(String text, boolean decimal) {
+    assertThat(OrderRequests.isAsciiDecimal(text)).isEqualTo(decimal);
+  }
+
+  @Test
   void aGoodOrderParses() {
     Order o = parse(with(",\"order_id\":\"ab-1.2:x_y\",\"limit_price\":\"12.5\",\"client_ts\":" + (NOW - 5000)));
     assertThat(o.getOrderId()).isEqualTo("ab-1.2:x_y");
@@ -101,6 +129,23 @@ class OrderRequestsTest {
       "time in force not a string # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"time_in_force\":1} # time_in_force",
       "unknown field # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"admin\":true} # admin",
       "stop not a number # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"stop_price\":true} # stop_price",
+      "Arabic-Indic digits # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"\u0661\u0662.\u0665\"} # limit_price",
+      "fullwidth digits # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"\uff11\uff12\"} # limit_price",
+      "a plus sign # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"+12\"} # limit_price",
+      "spaces around # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\" 12\"} # limit_price",
+      "an exponent in a string # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"1e2\"} # limit_price",
+      "a bare point # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"12.\"} # limit_price",
+      "no integer part # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\".5\"} # limit_price",
+      "13 integer digits # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"limit_price\":\"1234567890123\"} # too large",
+      "client time that overflows a difference # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":-9223370241854775808} # client_ts",
+      "client time a day and a ms ahead # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":1795086400001} # client_ts",
+      "client time a day and a ms behind # {\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1,\"client_ts\":1794913599999} # client_ts",
+      "a fullwidth letter in an account # {\"account_id\":\"\uff21\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1} # account_id",
+      "a space in an instrument # {\"account_id\":\"A\",\"instrument_id\":\"E 1\",\"side\":\"BUY\",\"quantity\":1} # instrument_id",
+      "an order id of 65 characters # {\"order_id\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1} # order_id",
+      "an empty order id # {\"order_id\":\"\",\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1} # order_id",
+      "an order id that is a number # {\"order_id\":7,\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1} # order_id",
+      "a bar in a trace id # {\"trace_id\":\"t|1\",\"account_id\":\"A\",\"instrument_id\":\"E\",\"side\":\"BUY\",\"quantity\":1} # trace_id",
   })
   void hostileBodiesAre400NamingTheProblem(String what, String body, String mentions) {
     assertThatThrownBy(() -> parse(body)).as(what).isInstanceOfSatisfying(HttpError.class, e -> {
