@@ -122,7 +122,8 @@ CREATE TABLE realized_pnl (
   fill_price DECIMAL(18, 6) NOT NULL,
   avg_cost DECIMAL(18, 6) NOT NULL,
   realized_pnl DECIMAL(18, 6) NOT NULL,
-  ts TIMESTAMP(3) NOT NULL
+  ts TIMESTAMP(3) NOT NULL,
+  ingest_ts TIMESTAMP(3) NOT NULL
 ) WITH (
   'connector' = 'kafka',
   'topic' = 'realized-pnl',

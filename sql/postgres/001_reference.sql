@@ -76,3 +76,48 @@ CREATE TABLE IF NOT EXISTS refdata_loads (
   loaded_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (scale, seed, as_of)
 );
+
+-- Ids follow the one id rule (rules/.../Identifiers.java): 1 to 64 ASCII letters, digits or . _ : -. The
+-- order flow joins ids with '|' in its keys and scans them by prefix, so no id may hold one. Checked here,
+-- where reference data enters.
+DO $$
+DECLARE c record;
+BEGIN
+  FOR c IN SELECT * FROM (VALUES
+      ('members', 'member_id'), ('accounts', 'account_id'), ('accounts', 'member_id'),
+      ('instruments', 'instrument_id'), ('instruments', 'underlying_id'), ('equity_starts', 'instrument_id'),
+      ('api_keys', 'member_id')) AS t(tbl, col) LOOP
+    IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = c.tbl || '_' || c.col || '_is_id') THEN
+      EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (%I ~ ''^[A-Za-z0-9._:-]{1,64}$'')',
+                     c.tbl, c.tbl || '_' || c.col || '_is_id', c.col);
+    END IF;
+  END LOOP;
+END $$;
+
+-- An account's member is fixed for life: its positions, cash and working orders live with that member in
+-- the order flow. account_owners remembers the first member of every account id ever loaded, and is never
+-- emptied by a reload; a change of member, or an id given again to another member, is refused.
+CREATE TABLE IF NOT EXISTS account_owners (
+  account_id text PRIMARY KEY,
+  member_id  text NOT NULL
+);
+CREATE OR REPLACE FUNCTION brokerstream_account_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE owner text;
+BEGIN
+  SELECT member_id INTO owner FROM account_owners WHERE account_id = NEW.account_id;
+  IF owner IS NULL THEN
+    INSERT INTO account_owners VALUES (NEW.account_id, NEW.member_id);
+  ELSIF owner <> NEW.member_id THEN
+    RAISE EXCEPTION 'account % belongs to member % and cannot move to member %: open a new account instead',
+      NEW.account_id, owner, NEW.member_id USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = 'accounts_keep_their_member') THEN
+    INSERT INTO account_owners SELECT account_id, member_id FROM accounts ON CONFLICT DO NOTHING;
+    CREATE TRIGGER accounts_keep_their_member BEFORE INSERT OR UPDATE OF member_id, account_id ON accounts
+      FOR EACH ROW EXECUTE FUNCTION brokerstream_account_owner();
+  END IF;
+END $$;

@@ -11,7 +11,9 @@ BEGIN
   RETURN NEW;
 END $$;
 
--- Every order with its outcome: one row per order (an order id is unique per member). The raw orders
+-- Every order with its outcome: one row per order. An order id is unique per member while the flow
+-- remembers it (a day); one used again after that is another order, so a row is named by member, order id
+-- and when the broker received it (ingest_ts): the first order's row and fill are kept. The raw orders
 -- topic is not synced: this row holds everything the order said (limit, short flag, the client's
 -- timestamp) beside what the broker decided, so each order costs Postgres one row instead of two.
 CREATE TABLE IF NOT EXISTS order_results (
@@ -33,7 +35,7 @@ CREATE TABLE IF NOT EXISTS order_results (
   limit_price   numeric(18, 6),
   short_sale    boolean NOT NULL DEFAULT false,
   synced_at     timestamptz,
-  PRIMARY KEY (member_id, order_id)
+  PRIMARY KEY (member_id, order_id, ingest_ts)
 );
 CREATE INDEX IF NOT EXISTS order_results_by_member ON order_results (member_id, processed_ts);
 CREATE INDEX IF NOT EXISTS order_results_by_reason ON order_results (reason) WHERE reason IS NOT NULL;
@@ -80,6 +82,7 @@ CREATE TABLE IF NOT EXISTS positions (
 CREATE INDEX IF NOT EXISTS positions_by_instrument ON positions (instrument_id);
 CREATE INDEX IF NOT EXISTS positions_by_underlying ON positions (underlying_id);
 
+-- One row per fill that realized P&L, named like its order's row (member, order id, ingest_ts).
 CREATE TABLE IF NOT EXISTS realized_pnl (
   order_id        text NOT NULL,
   account_id      text NOT NULL,
@@ -90,8 +93,9 @@ CREATE TABLE IF NOT EXISTS realized_pnl (
   avg_cost        numeric(18, 6) NOT NULL,
   realized_pnl    numeric(18, 6) NOT NULL,
   ts              timestamptz NOT NULL,
+  ingest_ts       timestamptz NOT NULL,
   synced_at       timestamptz,
-  PRIMARY KEY (member_id, order_id)
+  PRIMARY KEY (member_id, order_id, ingest_ts)
 );
 CREATE INDEX IF NOT EXISTS realized_pnl_by_account ON realized_pnl (account_id, ts);
 
@@ -173,14 +177,22 @@ ALTER TABLE pnl_members ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
 -- the raw orders table, no longer synced, goes.
 ALTER TABLE order_results ADD COLUMN IF NOT EXISTS limit_price numeric(18, 6);
 ALTER TABLE order_results ADD COLUMN IF NOT EXISTS short_sale boolean NOT NULL DEFAULT false;
+-- Rows became named by (member, order id, ingest_ts): an order id used again after the flow forgot it
+-- is another order. Tables of an older layout (keyed by order id alone, or by member and order id) are
+-- keyed again; realized P&L rows of before take their booking time as ingest_ts.
 DO $$
 DECLARE t text;
 BEGIN
+  IF NOT EXISTS (SELECT FROM information_schema.columns WHERE table_name = 'realized_pnl' AND column_name = 'ingest_ts') THEN
+    ALTER TABLE realized_pnl ADD COLUMN ingest_ts timestamptz;
+    UPDATE realized_pnl SET ingest_ts = ts;
+    ALTER TABLE realized_pnl ALTER COLUMN ingest_ts SET NOT NULL;
+  END IF;
   FOREACH t IN ARRAY ARRAY['order_results', 'realized_pnl'] LOOP
     IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
-               WHERE c.relname = t AND i.indisprimary AND i.indnatts = 1) THEN
+               WHERE c.relname = t AND i.indisprimary AND i.indnatts < 3) THEN
       EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t, t || '_pkey');
-      EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (member_id, order_id)', t);
+      EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (member_id, order_id, ingest_ts)', t);
     END IF;
   END LOOP;
 END $$;

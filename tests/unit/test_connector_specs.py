@@ -48,7 +48,8 @@ def _primary_key(ddl: str, table: str) -> list[str]:
 
 
 def test_each_sink_upserts_by_its_tables_primary_key():
-    # an order id is unique per member only: results and realized P&L are keyed by both
+    # an order id is unique per member, and only while the flow remembers it: results and realized P&L are
+    # keyed by member, order id and when the broker received the order, so an id used again keeps both fills
     ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
     for spec in _sinks():
         if spec.config["primary.key.mode"] == "kafka":
@@ -59,7 +60,8 @@ def test_each_sink_upserts_by_its_tables_primary_key():
             fields = spec.config["primary.key.fields"].split(",")
         for topic in spec.config["topics"].split(","):
             assert _primary_key(ddl, _table_of(spec, topic)) == fields, (spec.name, topic)
-    assert _primary_key(ddl, "order_results") == ["member_id", "order_id"]
+    assert _primary_key(ddl, "order_results") == ["member_id", "order_id", "ingest_ts"]
+    assert _primary_key(ddl, "realized_pnl") == ["member_id", "order_id", "ingest_ts"]
 
 
 def test_a_single_topic_sink_names_its_table_outright():

@@ -36,6 +36,9 @@ SCALES = {
     # about 800,000 instruments: 8,000 equities x (5 maturities x 10 strikes x 2) options
     "thesis": Scale(members=1000, accounts_per_member=5, equities=8000, maturities=5, strikes=10),
 }
+# Account ids per member: room for the most accounts any scale gives a member.
+ACCOUNT_ID_STRIDE = 10
+assert all(s.accounts_per_member <= ACCOUNT_ID_STRIDE for s in SCALES.values())
 # Months from the as-of date of each maturity (third Friday of the month); the first is past.
 MATURITY_MONTHS = (-1, 1, 2, 3, 6, 9, 12)
 
@@ -193,7 +196,9 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
             credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS))
         data.api_keys.append(generated_key(seed, member_id))
         for a in range(size.accounts_per_member):
-            n = (m - 1) * size.accounts_per_member + a + 1
+            # An account id names the same member at every scale (an account's member is fixed for life, and
+            # Postgres refuses a reload that would move one): member m owns A{10(m-1)+1} to A{10(m-1)+10}.
+            n = (m - 1) * ACCOUNT_ID_STRIDE + a + 1
             data.accounts.append(Account(
                 account_id=f"A{n:07d}", member_id=member_id,
                 # Every 7th account is suspended, so ACCOUNT_INACTIVE is reachable at every scale.

@@ -1,5 +1,6 @@
 package io.brokerstream.baseline;
 
+import io.brokerstream.rules.OrderInputs;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
@@ -159,7 +160,13 @@ final class OrderConsumer implements Runnable {
         if (traced) {
           Stages.stamp(headers, Stages.DECIDE_START, Stages.nowMicros());
         }
-        String member = in.key() == null ? "" : new String(in.key(), StandardCharsets.UTF_8);
+        String member = in.key() == null ? null : new String(in.key(), StandardCharsets.UTF_8);
+        String undecidable = OrderInputs.problem(member, order);
+        if (undecidable != null) {
+          out.add(deadLetters.of(in, new IllegalArgumentException(undecidable)));
+          dead++;
+          continue;
+        }
         OrderDesk.Outcome outcome;
         try {
           outcome = desk.handle(order, member, Instant.ofEpochMilli(in.timestamp()), in.partition(), in.offset());

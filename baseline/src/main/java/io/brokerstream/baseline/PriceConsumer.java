@@ -5,10 +5,10 @@ import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.OptionPricer;
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RegistryUnavailableException;
-import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 final class PriceConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PriceConsumer.class);
   private static final String INSTRUMENT = "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
-      + "i.instrument_type, i.status, i.multiplier, p.price, e.volatility FROM instruments i "
+      + "i.instrument_type, i.status, i.multiplier, p.price, e.volatility, p.event_ts FROM instruments i "
       + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = i.instrument_id "
       + "LEFT JOIN equity_starts e ON e.instrument_id = i.instrument_id WHERE i.instrument_id = ?";
   private static final String STORE = "INSERT INTO %s.mono_latest_prices AS l (instrument_id, price, event_ts, received_ts) "
@@ -83,7 +83,7 @@ final class PriceConsumer implements Runnable {
   }
 
   /** An instrument as a tick needs it, with its last accepted price and volatility. */
-  private record Known(Instrument instrument, Long lastPrice, Double volatility) {}
+  private record Known(Instrument instrument, Long lastPrice, Double volatility, Instant lastEventTs) {}
 
   @Override
   public void run() {
@@ -166,12 +166,17 @@ final class PriceConsumer implements Runnable {
           continue;
         }
         Known k = known.computeIfAbsent(tick.getInstrumentId(), id -> find(lookup, id));
-        TickRules.Rejection no = rules.check(tick, k == null ? null : k.instrument(), k == null ? null : k.lastPrice(), now);
+        String key = in.key() == null ? null : new String(in.key(), java.nio.charset.StandardCharsets.UTF_8);
+        TickRules.Rejection no = !tick.getInstrumentId().equals(key)
+            ? new TickRules.Rejection(TickRules.Fault.KEY_MISMATCH, "a tick is keyed by its instrument id")
+            : rules.check(tick, k == null ? null : k.instrument(), k == null ? null : k.lastPrice(),
+                k == null ? null : k.lastEventTs(), now);
         if (no != null) {
           refused.add(refusal(in, tick, no, now));
           continue;
         }
-        known.put(tick.getInstrumentId(), new Known(k.instrument(), Micros.of(tick.getPrice()), k.volatility()));
+        known.put(tick.getInstrumentId(), new Known(k.instrument(), Micros.of(tick.getPrice()), k.volatility(),
+            tick.getEventTs()));
         latest.put(tick.getInstrumentId(), tick);
       }
       for (PriceTick tick : latest.values()) {
@@ -212,7 +217,10 @@ final class PriceConsumer implements Runnable {
             .setInstrumentType(r.getString(6)).setStatus(r.getString(7)).setMultiplier(r.getInt(8)).build();
         java.math.BigDecimal last = r.getBigDecimal(9);
         double vol = r.getDouble(10);
-        return new Known(i, last == null ? null : Micros.of(last), r.wasNull() ? null : vol);
+        Double volatility = r.wasNull() ? null : vol;
+        Timestamp lastEvent = r.getTimestamp(11);
+        return new Known(i, last == null ? null : Micros.of(last), volatility,
+            lastEvent == null ? null : lastEvent.toInstant());
       }
     } catch (SQLException e) {
       throw new IllegalStateException("instrument lookup failed: " + e.getMessage(), e);
@@ -222,12 +230,10 @@ final class PriceConsumer implements Runnable {
   private ProducerRecord<byte[], byte[]> refusal(ConsumerRecord<byte[], byte[]> in, PriceTick tick,
       TickRules.Rejection no, Instant now) {
     String topic = settings.get("topics.tick-dead-letters");
-    DeadLetter letter = DeadLetter.newBuilder()
-        .setSourceTopic(in.topic()).setSourcePartition(in.partition()).setSourceOffset(in.offset())
-        .setRecordKey(in.key() == null ? null : ByteBuffer.wrap(in.key()))
-        .setRecordValue(ByteBuffer.wrap(in.value()))
-        .setErrorClass(no.fault().name()).setMessage(no.detail()).setApplication("baseline").setTs(now).build();
-    return new ProducerRecord<>(topic, in.key(), letters.encode(topic + "-value", letter));
+    DeadLetter letter = BoundedLetters.letter(in.topic(), in.partition(), in.offset(), in.key(), in.value(),
+        no.fault().name(), no.detail(), "baseline", now);
+    byte[] key = in.key() == null || in.key().length <= 64 ? in.key() : java.util.Arrays.copyOf(in.key(), 64);
+    return new ProducerRecord<>(topic, key, letters.encode(topic + "-value", letter));
   }
 
   void stop() {

@@ -122,6 +122,12 @@ public final class OrderDecider {
       }
       fill = priced;
     }
+    if (fill <= 0) {
+      // An option far out of the money on its last days is worth less than half a micro: at 0 a fill would
+      // commit nothing, so buying power would never bound its quantity, and any later mark would be P&L.
+      return reject(ReasonCode.NO_PRICE, "the price of " + instrument.getInstrumentId() + " rounds to "
+          + Micros.format(fill) + ": there is no price to trade it at");
+    }
     boolean buy = order.getSide() == Side.BUY;
     if (limit != null && (buy ? fill > limit : fill < limit)) {
       return reject(ReasonCode.LIMIT_NOT_MET, (buy ? "buy" : "sell") + " limit " + Micros.format(limit)

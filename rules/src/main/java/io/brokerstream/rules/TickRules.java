@@ -15,12 +15,16 @@ import java.time.Instant;
  *   <li>the price is above zero and at most the absurd bound (orders.max-price);
  *   <li>it is within a factor of the last accepted price (a decimal slip, 100x, is refused; a genuine
  *       crash of 90 % in one tick passes at the default factor of 10);
- *   <li>its event time is not ahead of the broker's clock by more than a minute.
+ *   <li>its event time is not ahead of the broker's clock by more than a minute;
+ *   <li>its event time is not before that of the last accepted tick of its instrument: a tick delayed or
+ *       replayed must not overwrite a newer price, nor trigger working orders at a price already gone.
  * </ul>
  */
 public final class TickRules {
   public enum Fault { UNKNOWN_INSTRUMENT, NOT_AN_EQUITY, INSTRUMENT_INACTIVE, NON_POSITIVE_PRICE, PRICE_TOO_HIGH,
-    PRICE_JUMP, FUTURE_EVENT_TIME }
+    PRICE_JUMP, FUTURE_EVENT_TIME, OUT_OF_ORDER,
+    /** Not a rule of the tick itself: a tick keyed by anything but its own instrument id. */
+    KEY_MISMATCH }
 
   public record Rejection(Fault fault, String detail) {}
 
@@ -37,8 +41,16 @@ public final class TickRules {
     this.maxJump = maxJumpFactor;
   }
 
-  /** Null when the tick may be used. */
+  /** Null when the tick may be used; with no event time known for the last accepted price. */
   public Rejection check(PriceTick tick, Instrument instrument, Long lastPrice, Instant received) {
+    return check(tick, instrument, lastPrice, null, received);
+  }
+
+  /**
+   * Null when the tick may be used. {@code lastPrice} and {@code lastEventTs} are the last accepted tick's of
+   * the instrument (null when none is known).
+   */
+  public Rejection check(PriceTick tick, Instrument instrument, Long lastPrice, Instant lastEventTs, Instant received) {
     String id = tick.getInstrumentId();
     if (instrument == null) {
       return new Rejection(Fault.UNKNOWN_INSTRUMENT, "no instrument " + id);
@@ -65,6 +77,10 @@ public final class TickRules {
     if (tick.getEventTs().toEpochMilli() > received.toEpochMilli() + MAX_AHEAD_MS) {
       return new Rejection(Fault.FUTURE_EVENT_TIME, "event time " + tick.getEventTs() + " is ahead of the broker's "
           + received);
+    }
+    if (lastEventTs != null && tick.getEventTs().isBefore(lastEventTs)) {
+      return new Rejection(Fault.OUT_OF_ORDER, "event time " + tick.getEventTs() + " of " + id
+          + " is before that of its last accepted tick, " + lastEventTs);
     }
     return null;
   }

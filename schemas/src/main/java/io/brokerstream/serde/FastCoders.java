@@ -126,6 +126,7 @@ final class FastCoders {
     money(out, r.getAvgCost());
     money(out, r.getRealizedPnl());
     out.writeLong(millis(r.getTs()));
+    out.writeLong(millis(r.getIngestTs()));
   }
 
   private static void writeOrder(Order o, Encoder out) throws IOException {

@@ -67,7 +67,7 @@ class FastCodersTest {
           .setRealizedPnl(money()).setVersion(rng.nextLong()).setUpdatedTs(ts()).build());
       sameBytes(RealizedPnl.class, RealizedPnl.newBuilder().setOrderId(text()).setAccountId(text()).setMemberId(text())
           .setInstrumentId(text()).setClosedQuantity(rng.nextLong()).setFillPrice(money()).setAvgCost(money())
-          .setRealizedPnl(money()).setTs(ts()).build());
+          .setRealizedPnl(money()).setTs(ts()).setIngestTs(ts()).build());
     }
   }
 

@@ -1,18 +1,19 @@
 package io.brokerstream.streams.errors;
 
 import io.brokerstream.avro.DeadLetter;
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.streams.Topics;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Builds the dead-letter record of an input the app could not handle: the original bytes untouched,
- * where they came from, and the cause. The error handlers hand these to Kafka Streams, which writes
- * them in the same transaction as the task's other output, so a record is dead-lettered exactly once.
+ * Builds the dead-letter record of an input the app could not handle: where it came from, the cause, and
+ * its bytes (bounded by {@link BoundedLetters}, so a letter always fits dlq.streams). The error handlers hand
+ * these to Kafka Streams, which writes them in the same transaction as the task's other output, so a record
+ * is dead-lettered exactly once.
  */
 public final class DeadLetters {
   /** Config key under which the app passes its dead-letter codec to the handlers Kafka Streams creates. */
@@ -38,25 +39,19 @@ public final class DeadLetters {
 
   public ProducerRecord<byte[], byte[]> of(String topic, int partition, long offset, byte[] key, byte[] value,
       Throwable cause) {
-    DeadLetter letter = DeadLetter.newBuilder()
-        .setSourceTopic(topic).setSourcePartition(partition).setSourceOffset(offset)
-        .setRecordKey(key == null ? null : ByteBuffer.wrap(key))
-        .setRecordValue(value == null ? null : ByteBuffer.wrap(value))
-        .setErrorClass(cause.getClass().getName()).setMessage(describe(cause))
-        .setApplication(application).setTs(Instant.now()).build();
-    byte[] letterKey = (topic + "/" + partition + "/" + offset).getBytes(StandardCharsets.UTF_8);
+    DeadLetter letter = BoundedLetters.letter(topic, partition, offset, key, value, cause.getClass().getName(),
+        describe(cause), application, Instant.now());
+    byte[] letterKey = BoundedLetters.letterKey(topic, partition, offset).getBytes(StandardCharsets.UTF_8);
     // One partition (the catalog says so): naming it spares the producer a metadata lookup.
     return new ProducerRecord<>(Topics.DEAD_LETTERS, 0, letterKey, codec.encode(Topics.DEAD_LETTERS + "-value", letter));
   }
 
+  /** At most {@code max} characters of {@code text}, marked when cut. */
+  public static String clip(String text, int max) {
+    return BoundedLetters.clip(text, max);
+  }
+
   static String describe(Throwable cause) {
-    StringBuilder text = new StringBuilder();
-    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (text.length() > 0) {
-        text.append(" <- caused by ");
-      }
-      text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
-    }
-    return text.toString();
+    return BoundedLetters.describe(cause);
   }
 }

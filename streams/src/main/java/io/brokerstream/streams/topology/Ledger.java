@@ -12,6 +12,7 @@ import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.errors.DeadLetters;
 import java.time.Instant;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -30,6 +31,12 @@ final class Ledger {
   static final String REALIZED_SINK = "realized-pnl-sink";
   static final String EVENTS_SINK = "order-events-sink";
   static final String RESTING_SINK = "orders-resting-sink";
+  /**
+   * The longest detail text a record carries. Details are built from ids (64 characters at most, by the id
+   * rule) and the broker's own words, so this bound is never reached by design; it is kept so no future
+   * detail can make a record outgrow its topic.
+   */
+  static final int MAX_DETAIL = 1024;
 
   private final ProcessorContext<String, SpecificRecord> context;
   final KeyValueStore<String, PositionState> positions;
@@ -71,7 +78,8 @@ final class Ledger {
     String resultKey = Topics.resultKey(member, order.getOrderId());
     OrderResult.Builder result = result(order, member, receivedMs);
     if (decision instanceof Decision.Rejected rejected) {
-      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
+      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason())
+          .setReasonDetail(DeadLetters.clip(rejected.detail(), MAX_DETAIL));
       context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
       return;
     }
@@ -96,7 +104,8 @@ final class Ledger {
           .setOrderId(order.getOrderId()).setAccountId(order.getAccountId()).setMemberId(member)
           .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
           .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
-          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).build()), REALIZED_SINK);
+          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).setIngestTs(Instant.ofEpochMilli(receivedMs))
+          .build()), REALIZED_SINK);
     }
   }
 
@@ -120,13 +129,14 @@ final class Ledger {
         .setInstrumentId(order.getInstrumentId()).setEvent(type)
         .setPrice(price == null ? null : Micros.toDecimal(price))
         .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
-        .setQuantity(quantity).setDetail(detail).setTraceId(traceId));
+        .setQuantity(quantity).setDetail(DeadLetters.clip(detail, MAX_DETAIL)).setTraceId(traceId));
   }
 
   /** A cancel or amend that found no working order: what it named is all there is to tell. */
   void refusal(Record<String, ?> in, String member, String orderId, OrderEventType type, String detail,
       String traceId) {
-    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(detail).setTraceId(traceId));
+    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(DeadLetters.clip(detail, MAX_DETAIL))
+        .setTraceId(traceId));
   }
 
   private void emit(Record<String, ?> in, String member, String orderId, OrderEvent.Builder event) {

@@ -79,18 +79,16 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     if (traced) {
       Stages.stamp(record.headers(), Stages.DECIDE_START, Stages.nowMicros());
     }
+    // Checked before anything is read or written: a record that fails is dead-lettered, the task goes on.
     Order order = record.value();
-    if (order == null) {
-      throw new IllegalArgumentException("an order record without a value (tombstone) cannot be decided");
-    }
-    String member = record.key() == null ? "" : record.key();
+    String member = InputGuard.order(record.key(), order);
     String resultKey = Topics.resultKey(member, order.getOrderId());
     if (orderIds.get(resultKey) != null) {
       return; // a retry: the first record of this order was decided (or works) and its outcome stands
     }
     orderIds.put(resultKey, record.timestamp());
     Instant received = Instant.ofEpochMilli(record.timestamp());
-    long reserved = member.isEmpty() ? 0 : working.reserved(member);
+    long reserved = working.reserved(member);
     RiskState memberRisk = ledger.risk(member);
     Placement.Outcome outcome = placement.place(order, member, received, ref, ledger.position(order), memberRisk,
         reserved);

@@ -12,6 +12,7 @@ import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.errors.DeadLetters;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.state.HashKeyValueStore;
@@ -99,6 +100,8 @@ public final class OrderTopology {
         .branch((id, checked) -> checked.refused() == null, Branched.as("accepted"))
         .defaultBranch(Branched.as("refused"));
     ticks.get("ticks-refused").mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
+        // the feed's key, cut to a size any topic takes (the letter keeps up to 1 KB of it)
+        .selectKey((key, letter) -> DeadLetters.clip(key, 64), Named.as("refused-tick-key"))
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.

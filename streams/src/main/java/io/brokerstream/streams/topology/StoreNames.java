@@ -45,4 +45,9 @@ public final class StoreNames {
   public static String accountKey(String accountId) {
     return "a|" + accountId;
   }
+
+  /** In the accounts store: the member an account first belonged to, "o|ACCOUNT", kept for good. */
+  public static String ownerKey(String accountId) {
+    return "o|" + accountId;
+  }
 }

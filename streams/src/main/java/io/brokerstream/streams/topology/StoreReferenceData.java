@@ -67,6 +67,11 @@ final class StoreReferenceData implements ReferenceData {
     });
   }
 
+  /** The latest price record of an equity in prices.latest (one commit behind the ticks at most), or null. */
+  PriceTick latestTick(String equityId) {
+    return prices.get(equityId);
+  }
+
   @Override
   public long depositedCash(String memberId) {
     return cache.<Long>get(AccountsStoreUpdater.DEPOSITS, memberId, id -> {

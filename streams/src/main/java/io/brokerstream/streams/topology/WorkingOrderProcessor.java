@@ -63,17 +63,18 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
 
   @Override
   public void process(Record<String, SpecificRecord> record) {
-    String member = record.key() == null ? "" : record.key();
+    // Checked before anything is read or written: a record that fails is dead-lettered, the task goes on.
     if (record.value() instanceof OrderTrigger trigger) {
-      triggered(record, member, trigger);
+      triggered(record, InputGuard.trigger(record.key(), trigger), trigger);
     } else if (record.value() instanceof OrderCommand command) {
+      String member = InputGuard.command(record.key(), command);
       switch (command.getAction()) {
         case CANCEL -> cancel(record, member, command);
         case AMEND -> amend(record, member, command);
         default -> throw new IllegalArgumentException("unknown order action " + command.getAction());
       }
     } else {
-      throw new IllegalArgumentException("not a trigger or a command: " + record.value());
+      throw new io.brokerstream.streams.errors.UndecidableRecord("a command or trigger record without a value");
     }
   }
 
