@@ -170,7 +170,7 @@ HOSTILE = [
     ("control characters in an id", "application/json",
      b'{"account_id":"A\\u0007","instrument_id":"E","side":"BUY","quantity":1}', 400, "account_id"),
     ("client time out of range", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"client_ts":1760000000000}', 400, "client_ts"),
+     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"client_ts":946684799999}', 400, "client_ts"),
     ("unknown field", "application/json",
      b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"is_admin":true}', 400, "is_admin"),
     ("wrong content type", "text/plain", b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1}', 415,
@@ -195,7 +195,7 @@ def test_hostile_requests_get_a_clear_error_and_write_nothing(stack, world, gate
         assert batch.status_code in (400, 413, 415), (what, batch.text)
     # paths: decoded once, strictly; another member's order and a missing one look the same
     mine = gw.order(account_id=account_of(world, M1), instrument_id="EQ000001", side="BUY", quantity=1)
-    for path, expected in (("/orders/50%25", 404), ("/orders/%E0%A4%A", 400), ("/orders/a%00b", 400),
+    for path, expected in (("/orders/50%25", 400), ("/orders/%E0%A4%A", 400), ("/orders/a%00b", 400),
                            ("/orders/%C3%28", 400), ("/accounts/%ZZ/positions", 400), ("/orders/%", 400)):
         assert raw_get(gw, path + "?wait_ms=0") == expected, path
     other = gateway_for(M2).get(f"/orders/{mine['order_id']}", wait_ms=0)

@@ -91,9 +91,9 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     assert Decimal(_open(gw, M1)[order_id]["stop_price"]) == new_stop
     _tick(stack, stop, _sequence(), LIFECYCLE_EQUITY)     # the old stop: no longer a trigger
 
-    cancelled = gw.http.delete(f"{gw.url}/orders/{order_id}", params={"wait_ms": 20000}, timeout=40)
+    cancelled = gw.http.post(f"{gw.url}/orders/{order_id}/cancel", params={"wait_ms": 20000}, timeout=40)
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED", cancelled.text
-    again = gw.http.delete(f"{gw.url}/orders/{order_id}", timeout=40)
+    again = gw.http.post(f"{gw.url}/orders/{order_id}/cancel", timeout=40)
     assert again.status_code == 409 and "CANCELLED" in again.json()["error"]
     assert order_id not in _open(gw, M1)
     assert [e["event"] for e in _events(stack, M1, order_id, 3)] == ["OPEN", "AMENDED", "CANCELLED"]

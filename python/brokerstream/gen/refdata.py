@@ -196,11 +196,12 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
             credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS))
         data.api_keys.append(generated_key(seed, member_id))
         for a in range(size.accounts_per_member):
+            n = (m - 1) * size.accounts_per_member + a + 1
             # An account id names the same member at every scale (an account's member is fixed for life, and
             # Postgres refuses a reload that would move one): member m owns A{10(m-1)+1} to A{10(m-1)+10}.
-            n = (m - 1) * ACCOUNT_ID_STRIDE + a + 1
+            number = (m - 1) * ACCOUNT_ID_STRIDE + a + 1
             data.accounts.append(Account(
-                account_id=f"A{n:07d}", member_id=member_id,
+                account_id=f"A{number:07d}", member_id=member_id,
                 # Every 7th account is suspended, so ACCOUNT_INACTIVE is reachable at every scale.
                 status="SUSPENDED" if n % 7 == 0 else "ACTIVE",
                 cash_balance=rng.randrange(1_000_000, 50_000_000) * MICROS + rng.randrange(0, 100) * 10_000,

@@ -37,8 +37,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *   POST /orders              one order          -> 202 {order_id, ...}
  *   POST /orders:batch        up to 1000 orders   -> 202 {orders: [...]}, all or none
  *   GET  /orders/{id}?wait_ms long-polls until the result exists
- *   DELETE /orders/{id}       cancel a working order -> its final result (CANCELLED, or the fill that won)
+ *   POST /orders/{id}/cancel  cancel a working order -> its final result (CANCELLED, or the fill that won)
  *   PATCH  /orders/{id}       amend a working order's quantity, limit or stop -> 202
  *   GET  /members/{id}/orders?status=OPEN  the member's working orders
  *   GET  /accounts/{id}/positions
@@ -85,7 +83,9 @@ public final class Gateway implements AutoCloseable {
     OPENAPI("/openapi.yaml", false, "GET"),
     ORDERS("/orders", true, "POST"),
     BATCH("/orders:batch", true, "POST"),
-    ORDER("^/orders/([^/]+)$", true, "GET", "DELETE", "PATCH"),
+    ORDER("^/orders/([^/]+)$", true, "GET", "PATCH"),
+    // A cancel is a request to the broker, not the removal of a record: the order and its result stay readable.
+    CANCEL("^/orders/([^/]+)/cancel$", true, "POST"),
     MEMBER_ORDERS("^/members/([^/]+)/orders$", true, "GET"),
     POSITIONS("^/accounts/([^/]+)/positions$", true, "GET"),
     RISK("^/members/([^/]+)/risk$", true, "GET");
@@ -130,6 +130,7 @@ public final class Gateway implements AutoCloseable {
   private final int maxBodyBytes;
   private final int maxBatchBodyBytes;
   private final PollLimits polls;
+  private final ResultPolls resultPolls;
   private final AtomicLong traced = new AtomicLong();
 
   public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
@@ -150,7 +151,10 @@ public final class Gateway implements AutoCloseable {
     this.polls = new PollLimits(settings.getInt("gateway.max-waiting-polls"),
         settings.getInt("gateway.max-waiting-polls-per-member"));
     this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
+    this.resultPolls = new ResultPolls(polls, waiters, timers, workers);
+    // A batch may be large; every other body is one order or an amend.
     this.edge = new HttpEdge(settings.get("gateway.host"), settings.getInt("gateway.port"), limits(settings),
+        (method, path) -> path.equals("/orders:batch") ? maxBatchBodyBytes : maxBodyBytes,
         settings.getInt("gateway.io-threads"), workers, this::handle);
   }
 
@@ -222,12 +226,13 @@ public final class Gateway implements AutoCloseable {
       case BATCH -> placeBatch(call, member, received);
       case ORDER -> {
         String orderId = RequestInput.id(segment, "order id");
-        switch (method) {
-          case "GET" -> result(call, member, orderId);
-          case "DELETE" -> cancel(call, member, orderId);
-          default -> amend(call, member, orderId);
+        if (method.equals("GET")) {
+          result(call, member, orderId);
+        } else {
+          amend(call, member, orderId);
         }
       }
+      case CANCEL -> cancel(call, member, RequestInput.id(segment, "order id"));
       case MEMBER_ORDERS -> openOrders(call, member, RequestInput.id(segment, "member id"));
       case POSITIONS -> positions(call, member, RequestInput.id(segment, "account id"));
       case RISK -> risk(call, member, RequestInput.id(segment, "member id"));
@@ -399,7 +404,8 @@ public final class Gateway implements AutoCloseable {
     String key = Topics.resultKey(member, orderId);
     KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
     if (!queries.isLocal(where)) {
-      forward(call, where.activeHost());
+      // GET /orders/{id} there, also for a cancel: the cancel itself is already written (ids need no escaping)
+      forward(call, where.activeHost(), "/orders/" + orderId + (call.rawQuery() == null ? "" : "?" + call.rawQuery()));
       return;
     }
     long wait = RequestInput.queryLong(call, "wait_ms", defaultWaitMs, 0, maxWaitMs);
@@ -410,64 +416,20 @@ public final class Gateway implements AutoCloseable {
       answerNow(call, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
       return;
     }
-    Runnable release;
     try {
-      release = polls.acquire(member);
-    } catch (HttpError full) {
-      answerNow(call, where, key, full);
-      return;
-    }
-    AtomicBoolean answered = new AtomicBoolean();
-    Runnable cancel = null;
-    try {
-      // The results table announces on a stream thread: answer on a gateway thread.
-      cancel = waiters.await(key, r -> {
-        if (answered.compareAndSet(false, true)) {
-          release.run();
-          workers.execute(() -> respondResult(call, r));
+      resultPolls.await(call, member, key, wait, () -> queries.result(where, key), r -> respondResult(call, r), () -> {
+        if (pending.isPending(key)) {
+          send(call, 202, pendingBody(orderId));
+        } else {
+          error(call, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
         }
       });
-      OrderResult stored = queries.result(where, key);
-      if (stored != null) {
-        if (answered.compareAndSet(false, true)) {
-          cancel.run();
-          release.run();
-          respondResult(call, stored);
-        }
-        return;
+    } catch (HttpError full) {
+      if (full.status != 429) {
+        throw full;
       }
-    } catch (RuntimeException e) {
-      // The store could not be read (restoring, moving): the slot and the waiter go back before the 503.
-      if (answered.compareAndSet(false, true)) {
-        if (cancel != null) {
-          cancel.run();
-        }
-        release.run();
-      }
-      throw e;
+      answerNow(call, where, key, full);
     }
-    Runnable forget = cancel;
-    Runnable giveUp = () -> {
-      if (answered.compareAndSet(false, true)) {
-        forget.run();
-        release.run();
-      }
-    };
-    // A client that hangs up gives its slot back at once, not when its wait ends.
-    call.onHangUp(giveUp);
-    timers.schedule(() -> {
-      if (answered.compareAndSet(false, true)) {
-        forget.run();
-        release.run();
-        workers.execute(() -> {
-          if (pending.isPending(key)) {
-            send(call, 202, pendingBody(orderId));
-          } else {
-            error(call, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
-          }
-        });
-      }
-    }, wait, TimeUnit.MILLISECONDS);
   }
 
   /** The stored result, or `otherwise` when there is none yet. */
@@ -595,7 +557,8 @@ public final class Gateway implements AutoCloseable {
     node.put("waiting_long_polls", polls.waiting());
     node.put("result_waiters", waiters.waitingCount());
     node.put("open_connections", edge.openConnections());
-    send(call, state == KafkaStreams.State.RUNNING ? 200 : 503, node);
+    boolean running = state == KafkaStreams.State.RUNNING;
+    send(call, running ? 200 : 503, node, running ? Map.of() : Map.of("Retry-After", "1"));
   }
 
   private void openApi(HttpCall call) {
@@ -608,10 +571,15 @@ public final class Gateway implements AutoCloseable {
 
   /** Answers with what the instance holding the key answers (once: a forwarded request never forwards). */
   private void forward(HttpCall call, HostInfo owner) {
+    forward(call, owner, call.rawTarget());
+  }
+
+  /** The same, as GET {@code pathAndQuery} on the owner. */
+  private void forward(HttpCall call, HostInfo owner, String pathAndQuery) {
     if (call.header(FORWARDED) != null) {
       throw new HttpError(503, "the key moved between instances; try again shortly");
     }
-    URI target = URI.create("http://" + owner.host() + ":" + owner.port() + call.rawTarget());
+    URI target = URI.create("http://" + owner.host() + ":" + owner.port() + pathAndQuery);
     HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(Duration.ofMillis(maxWaitMs + 5000))
         .header(FORWARDED, queries.self().toString()).GET();
     for (String header : List.of("X-Api-Key", "Authorization")) {

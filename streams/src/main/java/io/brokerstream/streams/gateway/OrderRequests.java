@@ -30,8 +30,12 @@ final class OrderRequests {
   private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
       "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force", "stop_price");
   private static final Set<String> AMEND_FIELDS = Set.of("quantity", "limit_price", "stop_price", "trace_id");
-  /** The client's clock may be off, but not by more than a day: further is not a send time. */
-  static final long MAX_CLIENT_SKEW_MS = 24L * 3600 * 1000;
+  /**
+   * client_ts is the client's claim, kept beside the broker's own times and never used to decide: it must be a
+   * time of this century (2000-01-01 to 2099-12-31), which any database and any date type can hold.
+   */
+  static final long MIN_CLIENT_TS = 946_684_800_000L;
+  static final long MAX_CLIENT_TS = 4_102_444_799_999L;
   private final ObjectMapper json;
 
   OrderRequests(ObjectMapper json) {
@@ -54,9 +58,9 @@ final class OrderRequests {
   /** All or nothing: one bad order fails the batch with every problem listed. */
   List<Order> batch(byte[] body, long nowMs) {
     JsonNode root = tree(body);
-    JsonNode items = root.isArray() ? root : root.get("orders");
+    JsonNode items = root.isObject() && root.size() == 1 ? root.get("orders") : null;
     if (items == null || !items.isArray()) {
-      throw HttpError.badField("orders", "expected an array of orders (or {\"orders\": [...]})");
+      throw HttpError.badField("orders", "expected {\"orders\": [...]} and nothing else");
     }
     if (items.size() == 0 || items.size() > MAX_BATCH) {
       throw HttpError.badField("orders", "a batch holds 1 to " + MAX_BATCH + " orders, got " + items.size());
@@ -118,10 +122,10 @@ final class OrderRequests {
     if (ts != null && !ts.isNull() && !(ts.isIntegralNumber() && ts.canConvertToLong())) {
       throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + abbreviate(ts.toString()));
     }
-    // Compared against the bounds, never as |ts - now|: that difference overflows for ts near Long.MIN_VALUE.
-    if (ts != null && !ts.isNull() && !withinSkew(ts.longValue(), nowMs)) {
-      throw HttpError.badField(at + "client_ts", "must be within a day of the broker's clock (epoch ms "
-          + nowMs + "), got " + ts.longValue());
+    // Compared with fixed bounds, never as a difference (|ts - now| overflows for ts near Long.MIN_VALUE).
+    if (ts != null && !ts.isNull() && !plausibleClientTs(ts.longValue())) {
+      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds from " + MIN_CLIENT_TS + " (2000-01-01) to "
+          + MAX_CLIENT_TS + " (2099-12-31), got " + ts.longValue());
     }
     JsonNode shortSale = node.get("short_sale");
     if (shortSale != null && !shortSale.isNull() && !shortSale.isBoolean()) {
@@ -165,6 +169,9 @@ final class OrderRequests {
       if (!AMEND_FIELDS.contains(name)) {
         throw HttpError.badField(name, "unknown field (an amend may change: "
             + String.join(", ", AMEND_FIELDS.stream().sorted().toList()) + ")");
+      }
+      if (node.get(name).isNull()) {
+        throw HttpError.badField(name, "null: leave out what does not change");
       }
     }
     JsonNode quantity = node.get("quantity");
@@ -230,8 +237,8 @@ final class OrderRequests {
     return value.asText();
   }
 
-  static boolean withinSkew(long clientTs, long nowMs) {
-    return clientTs >= nowMs - MAX_CLIENT_SKEW_MS && clientTs <= nowMs + MAX_CLIENT_SKEW_MS;
+  static boolean plausibleClientTs(long clientTs) {
+    return clientTs >= MIN_CLIENT_TS && clientTs <= MAX_CLIENT_TS;
   }
 
   private static String abbreviate(String text) {
@@ -239,35 +246,24 @@ final class OrderRequests {
   }
 
   /**
-   * A price as a JSON string or number, at most 6 decimal places and 12 integer digits (decimal(18,6)). A
-   * string is an ASCII decimal: an optional '-', digits, optionally '.' and 1 to 6 digits; nothing else (no
-   * exponent, sign '+', spaces, or digits of other scripts, which Java's BigDecimal would read).
+   * A price: a JSON string of ASCII digits, an optional '-', and at most 6 decimal places and 12 integer digits
+   * (decimal(18,6)); nothing else (no exponent, '+', spaces, or digits of other scripts, which Java's
+   * BigDecimal would read). Not a JSON number: many clients write those through binary floating point.
    */
   private static BigDecimal decimal(JsonNode node, String at, String field) {
     JsonNode value = node.get(field);
     if (value == null || value.isNull()) {
       return null;
     }
-    BigDecimal price;
-    if (value.isTextual()) {
-      String text = value.asText();
-      if (!isAsciiDecimal(text)) {
-        throw HttpError.badField(at + field, "must be a decimal in ASCII digits with at most 6 decimal places (like "
-            + "\"123.45\"), got " + abbreviate(value.toString()));
-      }
-      price = new BigDecimal(text);
-    } else if (value.isNumber()) {
-      price = value.decimalValue();
-    } else {
-      throw HttpError.badField(at + field, "must be a decimal number, got " + abbreviate(value.toString()));
+    if (!value.isTextual() || !isAsciiDecimal(value.asText())) {
+      throw HttpError.badField(at + field, "must be a string of ASCII digits with at most 6 decimal places (like "
+          + "\"123.45\"), got " + abbreviate(value.toString()));
     }
-    // Judge size and places before scaling: 1e999999999 would be a billion digits once scaled.
+    BigDecimal price = new BigDecimal(value.asText());
+    // Judge size before scaling; leading zeros do not count.
     BigDecimal stripped = price.stripTrailingZeros();
     if (stripped.precision() - stripped.scale() > 12) {
       throw HttpError.badField(at + field, "too large: at most 12 digits before the point");
-    }
-    if (stripped.scale() > 6) {
-      throw HttpError.badField(at + field, "at most 6 decimal places");
     }
     return price.setScale(6, java.math.RoundingMode.UNNECESSARY);
   }

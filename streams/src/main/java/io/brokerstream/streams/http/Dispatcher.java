@@ -69,6 +69,10 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof BodyBudget.Refused refused) {
+      refuse(refused.status(), refused.message());
+      return;
+    }
     if (!(msg instanceof FullHttpRequest request)) {
       ReferenceCountUtil.release(msg);
       return;
@@ -124,11 +128,6 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
 
   /** A request the codec could not read: answered if it is the only one pending, and the connection closed. */
   private void refuse(Throwable cause) {
-    closing = true;
-    if (busy || !queued.isEmpty()) {
-      ctx.close();
-      return;
-    }
     int status = cause instanceof TooLongHttpLineException ? 414
         : cause instanceof TooLongHttpHeaderException ? 431
         : 400;
@@ -136,6 +135,16 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
         : status == 431 ? "headers larger than " + limits.maxHeaderBytes() + " bytes"
         : cause instanceof TooLongFrameException ? "a part of the request is too long"
         : "malformed request: " + Texts.printable(String.valueOf(cause.getMessage()), 120);
+    refuse(status, what);
+  }
+
+  /** Answers a refused request if it is the only one pending (else just closes), and closes the connection. */
+  private void refuse(int status, String what) {
+    closing = true;
+    if (busy || !queued.isEmpty()) {
+      ctx.close();
+      return;
+    }
     writeAndClose(status, Texts.errorJson(what), Map.of());
   }
 

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * slow, idle or never finishes its request costs a socket and a deadline, not a thread; only complete
  * requests within every limit of {@link EdgeLimits} reach the handler, on the handler executor. Per
  * connection: admission (limits in all and per client address), the clock's deadlines, the HTTP codec
- * (line and header sizes, strict chunk parsing), the body limit, then dispatch in request order.
+ * (line and header sizes, strict chunk parsing), the route's body limit, the body gathered whole, then
+ * dispatch in request order.
  */
 public final class HttpEdge implements AutoCloseable {
   private final String host;
@@ -29,12 +30,20 @@ public final class HttpEdge implements AutoCloseable {
   private final EdgeLimits limits;
   private final Executor handlers;
   private final HttpHandler handler;
+  private final BodyLimits bodyLimits;
   private final Admission admission;
   private final EventLoopGroup acceptor;
   private final EventLoopGroup io;
   private Channel listening;
 
   public HttpEdge(String host, int port, EdgeLimits limits, int ioThreads, Executor handlers, HttpHandler handler) {
+    this(host, port, limits, (method, path) -> limits.maxBodyBytes(), ioThreads, handlers, handler);
+  }
+
+  /** With a body limit per route (at most the edge's {@link EdgeLimits#maxBodyBytes()}). */
+  public HttpEdge(String host, int port, EdgeLimits limits, BodyLimits bodyLimits, int ioThreads,
+      Executor handlers, HttpHandler handler) {
+    this.bodyLimits = (method, path) -> Math.min(bodyLimits.maxBodyBytes(method, path), limits.maxBodyBytes());
     this.host = host;
     this.port = port;
     this.limits = limits;
@@ -61,6 +70,7 @@ public final class HttpEdge implements AutoCloseable {
                 .addLast("bytes", new PhaseMarks.Bytes(clock))
                 .addLast("codec", new HttpServerCodec(limits.maxLineBytes(), limits.maxHeaderBytes(), 16_384))
                 .addLast("parts", new PhaseMarks.Parts(clock))
+                .addLast("budget", new BodyBudget(bodyLimits))
                 .addLast("body", new BodyLimit(limits.maxBodyBytes()))
                 .addLast("dispatch", new Dispatcher(clock, limits, handlers, handler));
           }

@@ -107,6 +107,30 @@ class HttpEdgeTest {
   }
 
   @Test
+  void eachRouteIsHeldToItsOwnBodyLimitAsSoonAsItIsPassed() throws IOException, InterruptedException {
+    edge.close();
+    edge = new HttpEdge("127.0.0.1", 0, LIMITS, (method, path) -> path.equals("/small") ? 100 : 16_384, 2, handlers,
+        call -> call.respond(200, "text/plain", new byte[0], Map.of()));
+    address = edge.start();
+    try (Socket s = connect("127.0.0.1")) {
+      // a chunk that claims 2 GB: refused once 100 bytes are past, not when 2 GB would have come
+      send(s, "POST /small HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n" + "x".repeat(300));
+      Response r = read(s);
+      assertThat(r.status).isEqualTo(413);
+      assertThat(r.body).contains("larger than 100 bytes");
+      assertClosed(s);
+    }
+    try (Socket s = connect("127.0.0.1")) {
+      send(s, "POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 101\r\n\r\n");
+      assertThat(read(s).status).isEqualTo(413);
+    }
+    try (Socket s = connect("127.0.0.1")) {
+      send(s, "POST /other HTTP/1.1\r\nHost: t\r\nContent-Length: 300\r\n\r\n" + "y".repeat(300));
+      assertThat(read(s).status).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aRequestLineOrHeadersThatNeverFinishAre408AndClosed() throws IOException {
     try (Socket half = connect("127.0.0.1"); Socket noBody = connect("127.0.0.1")) {
       send(half, "GET /orders/1 HT");
