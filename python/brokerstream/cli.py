@@ -422,6 +422,14 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             system.write(result, Path(args.json))
         return 0
+    if args.which == "hostile":
+        from .bench import hostile
+        lines, passed = hostile.run(cfg, duration=args.duration or 600, rate=args.rate or 500,
+                                    hostile_rate=args.hostile_rate,
+                                    tick_rate=args.tick_rate if args.tick_rate_given else 1000)
+        for line in lines:
+            print(f"[hostile] {line}")
+        return 0 if passed else 1
     # gateway: one HTTP step of the system bench (the same open-loop client), every service on
     from .bench import system
     rate = args.rate or 1000
@@ -571,10 +579,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_generator_commands(sub)
 
     s = sub.add_parser("bench", help="benchmarks that print figures: `system` (the whole stack under stepped load), "
-                                     "`drain` (prefill, then drain), `gateway`, `sink` (Postgres lag), "
+                                     "`drain` (prefill, then drain), `gateway`, `hostile` (the hostile-member soak), "
+                                     "`sink` (Postgres lag), "
                                      "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
                                      "no stack), `tracing` (stage tracing's cost, alone)")
-    s.add_argument("which", choices=["system", "drain", "book", "gateway", "sink", "pnl", "pricing", "tracing"])
+    s.add_argument("which", choices=["system", "drain", "book", "gateway", "hostile", "sink", "pnl", "pricing",
+                                     "tracing"])
+    s.add_argument("--hostile-rate", type=float, default=200,
+                   help="hostile: the hostile member's requests per second (200)")
     s.add_argument("--spread", type=float, default=0.02, help="book: working orders rest 0.1 %% to this far "
                    "from the price (0.02)")
     s.add_argument("--time-scale", type=float, default=50.0, help="book: market seconds the ticks' GBM walks "
@@ -606,9 +618,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--architecture", choices=["streams", "baseline"], default="streams",
                    help="drain, system: which order flow runs: the streams app (default) or the baseline "
                         "monolith (baseline/); the other is stopped for the run")
-    s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); "
-                                               "sink: orders per second (5000)")
-    s.add_argument("--duration", type=float, default=None, help="gateway: seconds (30); book: seconds of ticks (60)")
+    s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); hostile: normal "
+                   "orders per second beside the hostile member (500); sink: orders per second (5000)")
+    s.add_argument("--duration", type=float, default=None, help="gateway: seconds (30); book: seconds of ticks (60); hostile: seconds (600)")
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)
 

@@ -22,7 +22,7 @@ M1 = "M000001"
 def test_schemathesis_finds_nothing_with_all_its_checks(stack, world, tmp_path):
     schemathesis = Path(sys.executable).parent / "schemathesis"
     argv = [str(schemathesis), "run", f"{stack.gateway_url}/openapi.yaml", "--url", stack.gateway_url,
-            "-H", f"X-Api-Key: {api_key(REFDATA_SEED, M1)}", "--checks", "all", "--max-examples", "25",
+            "-H", f"X-Api-Key: {api_key(REFDATA_SEED, M1)}", "--checks", "all", "--max-examples", "20",
             "--seed", "20261125", "--workers", "1", "--request-timeout", "40", "--generation-database", "none",
             "--max-failures", "10",
             # a long poll answers within its wait_ms, at most 30 s: an answer later than that is a finding

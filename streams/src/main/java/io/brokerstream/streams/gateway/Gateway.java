@@ -181,17 +181,7 @@ public final class Gateway implements AutoCloseable {
   // --- routing -------------------------------------------------------------------------------------
   private void handle(HttpCall call) {
     long received = Stages.nowMicros();
-    try {
-      route(call, received);
-    } catch (HttpError e) {
-      error(call, e);
-    } catch (InvalidStateStoreException e) {
-      // A store restoring after a restart, or moving between instances, is read again in a moment.
-      error(call, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
-    } catch (RuntimeException e) {
-      log.error("gateway error on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
-      error(call, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));
-    }
+    handle(call, () -> route(call, received));
   }
 
   private void route(HttpCall call, long received) {
@@ -599,7 +589,7 @@ public final class Gateway implements AutoCloseable {
     }, workers);
   }
 
-  /** Runs a later step of a request, answering its refusal as the first step would have. */
+  /** Runs a step of a request (its first, or one after a Kafka write), answering any refusal of it. */
   private void handle(HttpCall call, Runnable step) {
     try {
       step.run();
