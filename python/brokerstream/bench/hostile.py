@@ -304,6 +304,9 @@ def run(cfg: Config, *, duration: float = 600, rate: float = 500, hostile_rate: 
              + ("no hostile member (the control run)" if control else
                 f"member {hostile.member} hostile at {hostile_rate:,.0f} requests/s, poison records to Kafka every 30 s"))
     extra = [] if control else [hostile, poison]
+    # Right after `refdata load` the gateway may not know the members' keys yet (Debezium is carrying them):
+    # a valid key would be refused 401 then, which is not the hostile member's doing.
+    system.wait_for_reference_data(cfg, data, progress)
     started = time.monotonic()
     for t in [health, *extra]:
         t.start()
