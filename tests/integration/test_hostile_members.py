@@ -105,6 +105,24 @@ def test_slow_and_idle_connections_do_not_starve_anyone(stack, world, gateway_fo
     gw = gateway_for(M1)
     key = gw.http.headers["X-Api-Key"]
     host, port = gw.url.split("//")[1].split(":")
+    account = account_of(world, M1)
+    session = requests.Session()
+
+    def health() -> float:
+        t0 = time.perf_counter()
+        assert session.get(gw.url + "/health", timeout=5).status_code == 200
+        return (time.perf_counter() - t0) * 1000
+
+    def order() -> float:
+        t0 = time.perf_counter()
+        resp = session.post(gw.url + "/orders", json={"order_id": f"slow-{uuid.uuid4().hex[:12]}", "account_id": account,
+                                                       "instrument_id": "EQ000001", "side": "BUY", "quantity": 1},
+                            headers={"X-Api-Key": key}, timeout=5)
+        assert resp.status_code == 202, resp.text
+        return (time.perf_counter() - t0) * 1000
+
+    for _ in range(50):  # the path warmed up (JIT) before anything is measured
+        health(), order()
     slow = []
     try:
         # 200 connections that never finish a request, from several addresses (each its own client)
@@ -114,24 +132,19 @@ def test_slow_and_idle_connections_do_not_starve_anyone(stack, world, gateway_fo
             s.sendall([b"GET /health HT", b"POST /orders HTTP/1.1\r\nHost: t\r\nContent-Length: 500\r\n\r\n{",
                        b"GET /orders/x HTTP/1.1\r\nHost: t\r\nX-Api-Key: "][n % 3])
             slow.append(s)
-        account = account_of(world, M1)
+        assert requests.get(gw.url + "/health", timeout=5).json()["open_connections"] >= 200
+        # members going about their business at 50 requests/s while the 200 are held (their deadlines are 5
+        # and 10 s away): every answer within 100 ms at p99
         health_ms, order_ms = [], []
-        session = requests.Session()
-        for n in range(100):
-            t0 = time.perf_counter()
-            assert session.get(gw.url + "/health", timeout=5).status_code == 200
-            health_ms.append((time.perf_counter() - t0) * 1000)
-            t0 = time.perf_counter()
-            resp = session.post(gw.url + "/orders", json={"order_id": f"slow-{uuid.uuid4().hex[:12]}",
-                                                           "account_id": account, "instrument_id": "EQ000001",
-                                                           "side": "BUY", "quantity": 1},
-                                headers={"X-Api-Key": key}, timeout=5)
-            assert resp.status_code == 202, resp.text
-            order_ms.append((time.perf_counter() - t0) * 1000)
+        due = time.monotonic()
+        for _ in range(150):
+            health_ms.append(health())
+            order_ms.append(order())
+            due += 0.04
+            time.sleep(max(0.0, due - time.monotonic()))
         p99 = {name: statistics.quantiles(ms, n=100)[98] for name, ms in (("health", health_ms), ("order", order_ms))}
         print(f"with 200 slow connections held: p99 health {p99['health']:.1f} ms, order {p99['order']:.1f} ms")
         assert p99["health"] <= 100 and p99["order"] <= 100, p99
-        assert requests.get(gw.url + "/health", timeout=5).json()["open_connections"] >= 200
         # and those that never finished their headers are let go once their 5 s deadline passes
         time.sleep(max(0.0, opened + 6 - time.monotonic()))
         for s in slow[0:60:3]:
