@@ -1,1 +1,1 @@
-"""Benchmarks: scripts that print figures (never timed tests). See README, "Benchmarks"."""
+"""Benchmarks: scripts that print figures (never timed tests). See docs/benchmarks.md."""

@@ -1,4 +1,4 @@
-"""The generators' commands: `refdata`, `orders`, `ticks` (see README, "Generators")."""
+"""The generators' commands: `refdata`, `orders`, `ticks` (see docs/generators.md)."""
 from __future__ import annotations
 
 import argparse

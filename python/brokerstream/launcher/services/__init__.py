@@ -1,4 +1,4 @@
-"""The services of the native stack, in the order a reader meets them in the README."""
+"""The services of the native stack, in the order a reader meets them in docs/operations.md."""
 from __future__ import annotations
 
 from ...config import Config
