@@ -2,30 +2,23 @@
 cancelled, a cancel after the fill is refused, and each ends with exactly one result."""
 from __future__ import annotations
 
-import io
 import time
 from decimal import Decimal
 
-import fastavro
 from confluent_kafka import Producer
 
 from brokerstream.flowcheck import read_topic, result_key
 from brokerstream.gen.avro_binary import StringCache, encode_tick
-from brokerstream.gen.produce import schema_header
-from brokerstream.schemas import load_schema
+from brokerstream.gen.produce import command_value, schema_header
 
 M1 = "M000001"
 EQUITY = "EQ000011"   # no other test ticks it
 
 
 def _cancel(stack, member: str, order_id: str) -> None:
-    out = io.BytesIO()
-    fastavro.schemaless_writer(out, fastavro.parse_schema(load_schema("OrderCommand")),
-                               {"order_id": order_id, "action": "CANCEL", "client_ts": int(time.time() * 1000),
-                                "trace_id": None})
     # partitioned as Java clients do (murmur2), like the member's orders: the same task must see both
     p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
-    p.produce("order-commands", schema_header(stack, "order-commands", "OrderCommand") + out.getvalue(), member.encode())
+    p.produce("order-commands", command_value(stack, order_id), member.encode())
     assert p.flush(10) == 0
 
 

@@ -12,7 +12,6 @@ no consumer group's lag grows, and every hostile request got one of the answers 
 from __future__ import annotations
 
 import collections
-import io
 import random
 import socket
 import threading
@@ -264,22 +263,15 @@ class KafkaPoison(threading.Thread):
         self.halt = threading.Event()
 
     def run(self) -> None:
-        import fastavro
         from confluent_kafka import Producer
 
         from ..gen.avro_binary import StringCache, encode_order
-        from ..gen.produce import schema_header
-        from ..schemas import load_schema
+        from ..gen.produce import command_value, schema_header
 
-        schema = fastavro.parse_schema(load_schema("OrderCommand"))
-        commands = schema_header(self.cfg, "order-commands", "OrderCommand")
         orders = schema_header(self.cfg, "orders", "Order")
         p = Producer({"bootstrap.servers": self.cfg.kafka_bootstrap, "message.max.bytes": 2_000_000})
         while not self.halt.wait(self.every):
-            out = io.BytesIO()
-            fastavro.schemaless_writer(out, schema, {"order_id": "C" * 900_000, "action": "CANCEL",
-                                                     "client_ts": int(time.time() * 1000), "trace_id": None})
-            p.produce("order-commands", commands + out.getvalue(), b"M000002")
+            p.produce("order-commands", command_value(self.cfg, "C" * 900_000), b"M000002")
             p.produce("orders", encode_order(orders, StringCache(), f"poison-{self.sent}", "A0000001", "EQ000001",
                                              "BUY", 1, None, False, int(time.time() * 1000), None), b"M1|A1")
             p.flush(10)

@@ -44,6 +44,20 @@ def schema_header(cfg: Config, topic: str, record: str) -> bytes:
     return framed(Registry(cfg.registry_url).register(f"{topic}-value", schema_str(record)).schema_id)
 
 
+def command_value(cfg: Config, order_id: str, action: str = "CANCEL", **fields) -> bytes:
+    """An OrderCommand (a member's cancel or amend) as the value of an order-commands record."""
+    import io
+
+    import fastavro
+
+    from ..schemas import load_schema
+    out = io.BytesIO()
+    record = {"order_id": order_id, "action": action, "client_ts": int(time.time() * 1000), "trace_id": None,
+              **fields}
+    fastavro.schemaless_writer(out, fastavro.parse_schema(load_schema("OrderCommand")), record)
+    return schema_header(cfg, "order-commands", "OrderCommand") + out.getvalue()
+
+
 @dataclass
 class ProduceReport:
     produced: int = 0

@@ -1,5 +1,6 @@
 package io.brokerstream.streams.errors;
 
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.serde.RegistryUnavailableException;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public final class DeadLetterOnDeserializationError implements DeserializationEx
       }
     }
     log.warn("dead-lettering unreadable record {}/{}/{}: {}", record.topic(), record.partition(), record.offset(),
-        DeadLetters.describe(exception));
+        BoundedLetters.describe(exception));
     try {
       return Response.resume(List.of(letters.of(record.topic(), record.partition(), record.offset(), record.key(),
           record.value(), exception)));

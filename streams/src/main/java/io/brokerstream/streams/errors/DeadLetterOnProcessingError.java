@@ -1,5 +1,6 @@
 package io.brokerstream.streams.errors;
 
+import io.brokerstream.rules.BoundedLetters;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
@@ -24,7 +25,7 @@ public final class DeadLetterOnProcessingError implements ProcessingExceptionHan
   @Override
   public Response handleError(ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
     log.warn("dead-lettering {}/{}/{} after {} failed: {}", context.topic(), context.partition(), context.offset(),
-        context.processorNodeId(), DeadLetters.describe(exception));
+        context.processorNodeId(), BoundedLetters.describe(exception));
     try {
       return Response.resume(List.of(letters.of(context.topic(), context.partition(), context.offset(),
           context.sourceRawKey(), context.sourceRawValue(), exception)));

@@ -40,18 +40,9 @@ public final class DeadLetters {
   public ProducerRecord<byte[], byte[]> of(String topic, int partition, long offset, byte[] key, byte[] value,
       Throwable cause) {
     DeadLetter letter = BoundedLetters.letter(topic, partition, offset, key, value, cause.getClass().getName(),
-        describe(cause), application, Instant.now());
+        BoundedLetters.describe(cause), application, Instant.now());
     byte[] letterKey = BoundedLetters.letterKey(topic, partition, offset).getBytes(StandardCharsets.UTF_8);
     // One partition (the catalog says so): naming it spares the producer a metadata lookup.
     return new ProducerRecord<>(Topics.DEAD_LETTERS, 0, letterKey, codec.encode(Topics.DEAD_LETTERS + "-value", letter));
-  }
-
-  /** At most {@code max} characters of {@code text}, marked when cut. */
-  public static String clip(String text, int max) {
-    return BoundedLetters.clip(text, max);
-  }
-
-  static String describe(Throwable cause) {
-    return BoundedLetters.describe(cause);
   }
 }

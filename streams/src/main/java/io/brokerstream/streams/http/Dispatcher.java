@@ -222,7 +222,7 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
       int q = target.indexOf('?');
       this.path = q < 0 ? target : target.substring(0, q);
       this.query = q < 0 ? null : target.substring(q + 1);
-      this.headers = request.headers().copy();
+      this.headers = request.headers(); // plain objects: releasing the request frees only its body
       this.body = new byte[request.content().readableBytes()];
       request.content().getBytes(request.content().readerIndex(), body);
       this.keepAlive = HttpUtil.isKeepAlive(request);

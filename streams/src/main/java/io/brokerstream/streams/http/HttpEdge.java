@@ -9,6 +9,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
@@ -71,7 +72,8 @@ public final class HttpEdge implements AutoCloseable {
                 .addLast("codec", new HttpServerCodec(limits.maxLineBytes(), limits.maxHeaderBytes(), 16_384))
                 .addLast("parts", new PhaseMarks.Parts(clock))
                 .addLast("budget", new BodyBudget(bodyLimits))
-                .addLast("body", new BodyLimit(limits.maxBodyBytes()))
+                // never past the budget above, which holds every route to at most maxBodyBytes
+                .addLast("body", new HttpObjectAggregator(limits.maxBodyBytes()))
                 .addLast("dispatch", new Dispatcher(clock, limits, handlers, handler));
           }
         });

@@ -55,9 +55,10 @@ final class RequestClock {
     rearm();
   }
 
+  /** The request is whole; the dispatcher takes it next ({@link #dispatched}), so no idle timer is armed here. */
   void bodyDone() {
     reading = Reading.IDLE;
-    rearm();
+    cancel();
   }
 
   void dispatched() {

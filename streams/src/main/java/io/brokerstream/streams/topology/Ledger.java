@@ -1,5 +1,6 @@
 package io.brokerstream.streams.topology;
 
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderEvent;
 import io.brokerstream.avro.OrderEventType;
@@ -12,7 +13,6 @@ import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.Topics;
-import io.brokerstream.streams.errors.DeadLetters;
 import java.time.Instant;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -79,7 +79,7 @@ final class Ledger {
     OrderResult.Builder result = result(order, member, receivedMs);
     if (decision instanceof Decision.Rejected rejected) {
       result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason())
-          .setReasonDetail(DeadLetters.clip(rejected.detail(), MAX_DETAIL));
+          .setReasonDetail(BoundedLetters.clip(rejected.detail(), MAX_DETAIL));
       context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
       return;
     }
@@ -129,13 +129,13 @@ final class Ledger {
         .setInstrumentId(order.getInstrumentId()).setEvent(type)
         .setPrice(price == null ? null : Micros.toDecimal(price))
         .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
-        .setQuantity(quantity).setDetail(DeadLetters.clip(detail, MAX_DETAIL)).setTraceId(traceId));
+        .setQuantity(quantity).setDetail(BoundedLetters.clip(detail, MAX_DETAIL)).setTraceId(traceId));
   }
 
   /** A cancel or amend that found no working order: what it named is all there is to tell. */
   void refusal(Record<String, ?> in, String member, String orderId, OrderEventType type, String detail,
       String traceId) {
-    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(DeadLetters.clip(detail, MAX_DETAIL))
+    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(BoundedLetters.clip(detail, MAX_DETAIL))
         .setTraceId(traceId));
   }
 

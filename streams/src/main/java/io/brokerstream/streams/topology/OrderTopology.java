@@ -1,5 +1,6 @@
 package io.brokerstream.streams.topology;
 
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.avro.Account;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEvent;
@@ -12,7 +13,6 @@ import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
-import io.brokerstream.streams.errors.DeadLetters;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.state.HashKeyValueStore;
@@ -101,7 +101,7 @@ public final class OrderTopology {
         .defaultBranch(Branched.as("refused"));
     ticks.get("ticks-refused").mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
         // the feed's key, cut to a size any topic takes (the letter keeps up to 1 KB of it)
-        .selectKey((key, letter) -> DeadLetters.clip(key, 64), Named.as("refused-tick-key"))
+        .selectKey((key, letter) -> BoundedLetters.clip(key, 64), Named.as("refused-tick-key"))
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.

@@ -6,7 +6,6 @@ import io.brokerstream.money.Micros;
 import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.serde.AvroCodec;
-import io.brokerstream.streams.errors.DeadLetters;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
@@ -62,7 +61,7 @@ final class TickValidator implements FixedKeyProcessor<String, PriceTick, TickVa
     TickRules.Rejection no;
     if (!id.equals(record.key())) {
       no = new TickRules.Rejection(TickRules.Fault.KEY_MISMATCH,
-          "a tick is keyed by its instrument id; this one's key is not " + DeadLetters.clip(id, 64));
+          "a tick is keyed by its instrument id; this one's key is not " + BoundedLetters.clip(id, 64));
     } else {
       PriceTick last = accepted.get(id);
       if (last == null) {
