@@ -422,6 +422,15 @@ def cmd_bench(cfg, args) -> int:
         if args.json:
             system.write(result, Path(args.json))
         return 0
+    if args.which == "cost":
+        from .bench import costrun
+        result = costrun.run(cfg, rate=args.rate if args.rate is not None else 1000,
+                             tick_rate=args.tick_rate if args.tick_rate_given else 1000, seconds=args.duration,
+                             positions=args.positions if args.positions_given else 20_000)
+        for line in result.lines():
+            print(f"[cost] {line}")
+        costrun.store(cfg, result)
+        return 0
     if args.which == "hostile":
         from .bench import hostile
         lines, passed = hostile.run(cfg, duration=args.duration or 600, rate=args.rate or 500,
@@ -579,12 +588,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_generator_commands(sub)
 
     s = sub.add_parser("bench", help="benchmarks that print figures: `system` (the whole stack under stepped load), "
+                                     "`cost` (CPU, requests, records and rows per order and per tick against the "
+                                     "budget), "
                                      "`drain` (prefill, then drain), `gateway`, `hostile` (the hostile-member soak), "
                                      "`sink` (Postgres lag), "
                                      "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
                                      "no stack), `tracing` (stage tracing's cost, alone)")
-    s.add_argument("which", choices=["system", "drain", "book", "gateway", "hostile", "sink", "pnl", "pricing",
-                                     "tracing"])
+    s.add_argument("which", choices=["system", "cost", "drain", "book", "gateway", "hostile", "sink", "pnl",
+                                     "pricing", "tracing"])
     s.add_argument("--hostile-rate", type=float, default=200,
                    help="hostile: the hostile member's requests per second (200)")
     s.add_argument("--spread", type=float, default=0.02, help="book: working orders rest 0.1 %% to this far "
@@ -599,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "1.72 cores at 1,000 orders/s)")
     s.add_argument("--contracts", type=int, default=3000, help="pricing: random American puts to value (3,000)")
     s.add_argument("--positions", type=int, default=None,
-                   help="pnl: open positions (100,000); system: extra open positions for the P&L job (20,000)")
+                   help="pnl: open positions (100,000); system, cost: extra open positions for the P&L job (20,000)")
     s.add_argument("--rates", help="system: order rates of the steps, comma separated "
                                    "(default 500,1000,2000,5000,10000,20000,30000,40000,50000)")
     s.add_argument("--step-seconds", type=float, help="system: seconds per step (30)")
@@ -613,14 +624,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "book: working orders (100,000)")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
     s.add_argument("--tick-rate", type=float, default=None,
-                   help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway: 1,000)")
+                   help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway, cost: 1,000)")
     s.add_argument("--profile", action="store_true", help="drain: record the streams app with JFR, print where time goes")
     s.add_argument("--architecture", choices=["streams", "baseline"], default="streams",
                    help="drain, system: which order flow runs: the streams app (default) or the baseline "
                         "monolith (baseline/); the other is stopped for the run")
-    s.add_argument("--rate", type=float, help="gateway: single-order requests per second (1000); hostile: normal "
+    s.add_argument("--rate", type=float, help="gateway, cost: single-order requests per second (1000); hostile: normal "
                    "orders per second beside the hostile member (500); sink: orders per second (5000)")
-    s.add_argument("--duration", type=float, default=None, help="gateway: seconds (30); book: seconds of ticks (60); hostile: seconds (600)")
+    s.add_argument("--duration", type=float, default=None, help="gateway, cost: seconds (30); book: seconds of ticks (60); hostile: seconds (600)")
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)
 

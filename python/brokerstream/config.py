@@ -149,6 +149,14 @@ class Config:
         name = "kafka" if node == 1 else f"kafka_{node}"
         return self.port(name), self.port(f"{name}_controller")
 
+    def kafka_metrics_port(self, node: int) -> int:
+        """The port where node 1..BS_KAFKA_BROKERS serves its metrics (platform/metrics/kafka-jmx.yaml)."""
+        return self.port("kafka_metrics" if node == 1 else f"kafka_{node}_metrics")
+
+    @property
+    def kafka_metrics_urls(self) -> list[str]:
+        return [f"http://{self.bind}:{self.kafka_metrics_port(n)}/metrics" for n in range(1, self.kafka_brokers + 1)]
+
     # --- where clients find the services (native: derived from bind and ports; compose: containers)
     @property
     def kafka_bootstrap(self) -> str:

@@ -130,10 +130,19 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
         time.sleep(0.5)
 
 
+# Connectors an earlier layout shipped and this one does not: removed where they are still registered
+# (Postgres now gets marks, and views add positions up, instead of a synced row per position, account, member).
+RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members")
+
+
 def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0,
           patience: float = 180.0) -> list[str]:
     connect = Connect(cfg.connect_url, patience=patience)
     specs = load_specs() if specs is None else specs
+    registered = set(connect.names())
+    for name in RETIRED:
+        if name in registered and name not in {s.name for s in specs}:
+            connect.delete(name)
     for spec in specs:
         connect.put_config(spec)
     wait_running(connect, [s.name for s in specs], timeout)

@@ -99,79 +99,62 @@ CREATE TABLE IF NOT EXISTS realized_pnl (
 );
 CREATE INDEX IF NOT EXISTS realized_pnl_by_account ON realized_pnl (account_id, ts);
 
--- Unrealized P&L (the Flink job's output): per position, and rolled up per account and per member.
-CREATE TABLE IF NOT EXISTS pnl_positions (
-  scope            text NOT NULL,
-  member_id        text NOT NULL,
-  account_id       text NOT NULL,
-  instrument_id    text NOT NULL,
-  underlying_id    text,
-  quantity         bigint,
-  underlying_price numeric(18, 6),
-  mark_price       numeric(18, 6),
-  market_value     numeric(18, 6) NOT NULL,
-  cost_basis       numeric(18, 6) NOT NULL,
-  unrealized_pnl   numeric(18, 6) NOT NULL,
-  positions        integer NOT NULL,
+-- Unrealized P&L. The P&L job writes each held instrument's mark (pnl.mark-snapshots: at most once per
+-- instrument per snapshot interval); a position's P&L is its quantity and cost at its instrument's mark, and
+-- accounts and members add up their positions. So Postgres takes a row per instrument that moved, not one
+-- per position held, and the views below compute the rest when they are read.
+CREATE TABLE IF NOT EXISTS instrument_marks (
+  instrument_id    text PRIMARY KEY,
+  underlying_id    text NOT NULL,
+  underlying_price numeric(18, 6) NOT NULL,
+  mark_price       numeric(18, 6) NOT NULL,
   window_end       timestamptz NOT NULL,
   computed_ts      timestamptz NOT NULL,
-  synced_at        timestamptz,
-  PRIMARY KEY (account_id, instrument_id)
-);
-CREATE INDEX IF NOT EXISTS pnl_positions_by_underlying ON pnl_positions (underlying_id);
-
-CREATE TABLE IF NOT EXISTS pnl_accounts (
-  scope            text NOT NULL,
-  member_id        text NOT NULL,
-  account_id       text PRIMARY KEY,
-  instrument_id    text,
-  underlying_id    text,
-  quantity         bigint,
-  underlying_price numeric(18, 6),
-  mark_price       numeric(18, 6),
-  market_value     numeric(18, 6) NOT NULL,
-  cost_basis       numeric(18, 6) NOT NULL,
-  unrealized_pnl   numeric(18, 6) NOT NULL,
-  positions        integer NOT NULL,
-  window_end       timestamptz NOT NULL,
-  computed_ts      timestamptz NOT NULL,
+  first_tick_ts    timestamptz,
   synced_at        timestamptz
 );
-
-CREATE TABLE IF NOT EXISTS pnl_members (
-  scope            text NOT NULL,
-  member_id        text PRIMARY KEY,
-  account_id       text,
-  instrument_id    text,
-  underlying_id    text,
-  quantity         bigint,
-  underlying_price numeric(18, 6),
-  mark_price       numeric(18, 6),
-  market_value     numeric(18, 6) NOT NULL,
-  cost_basis       numeric(18, 6) NOT NULL,
-  unrealized_pnl   numeric(18, 6) NOT NULL,
-  positions        integer NOT NULL,
-  window_end       timestamptz NOT NULL,
-  computed_ts      timestamptz NOT NULL,
-  synced_at        timestamptz
-);
+-- An earlier layout kept a synced row per position, account and member in tables of these names.
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['pnl_members', 'pnl_accounts', 'pnl_positions'] LOOP
+    IF EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() AND tablename = t) THEN
+      EXECUTE format('DROP TABLE %I', t);
+    END IF;
+  END LOOP;
+END $$;
+-- Money stays exact: numeric(18,6) times integers.
+CREATE OR REPLACE VIEW pnl_positions AS
+SELECT 'POSITION'::text AS scope, p.member_id, p.account_id, p.instrument_id, p.underlying_id, p.quantity,
+       m.underlying_price, m.mark_price,
+       p.quantity * p.multiplier * m.mark_price AS market_value,
+       p.quantity * p.multiplier * p.avg_cost AS cost_basis,
+       p.quantity * p.multiplier * (m.mark_price - p.avg_cost) AS unrealized_pnl,
+       1 AS positions, m.window_end, m.computed_ts, m.first_tick_ts,
+       greatest(p.synced_at, m.synced_at) AS synced_at
+FROM positions p JOIN instrument_marks m ON m.instrument_id = p.instrument_id
+WHERE p.quantity <> 0;
+CREATE OR REPLACE VIEW pnl_accounts AS
+SELECT 'ACCOUNT'::text AS scope, member_id, account_id, sum(market_value) AS market_value,
+       sum(cost_basis) AS cost_basis, sum(unrealized_pnl) AS unrealized_pnl, count(*)::integer AS positions,
+       max(window_end) AS window_end, max(computed_ts) AS computed_ts, max(synced_at) AS synced_at
+FROM pnl_positions GROUP BY member_id, account_id;
+CREATE OR REPLACE VIEW pnl_members AS
+SELECT 'MEMBER'::text AS scope, member_id, sum(market_value) AS market_value, sum(cost_basis) AS cost_basis,
+       sum(unrealized_pnl) AS unrealized_pnl, count(*)::integer AS positions, max(window_end) AS window_end,
+       max(computed_ts) AS computed_ts, max(synced_at) AS synced_at
+FROM pnl_positions GROUP BY member_id;
 
 DO $$
 DECLARE t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'realized_pnl', 'pnl_positions',
-                           'pnl_accounts', 'pnl_members'] LOOP
+  FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'realized_pnl', 'instrument_marks'] LOOP
     IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = t || '_synced_at') THEN
       EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION brokerstream_touch()',
                      t || '_synced_at', t);
     END IF;
   END LOOP;
 END $$;
-
--- UnrealizedPnl v2: the earliest tick a result covers (for tick -> P&L latency).
-ALTER TABLE pnl_positions ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
-ALTER TABLE pnl_accounts ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
-ALTER TABLE pnl_members ADD COLUMN IF NOT EXISTS first_tick_ts timestamptz;
 
 -- Order ids became unique per member (not globally): tables of an older layout are keyed again, and
 -- the raw orders table, no longer synced, goes.

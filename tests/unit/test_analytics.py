@@ -144,3 +144,11 @@ def test_breaking_point_warm_up_holds_the_first_users_and_is_not_judged():
     good = Window(rps=40, p95_ms=50, error_ratio=0)
     assert bp.tick(25, good) == (15, 50) and bp.c_sla == 40  # the first judged hold ended 10 s after warm-up
     assert bp.tick(35, awful) is None and "p95 5000 ms" in bp.stopped_because and bp.c_sla == 40
+
+
+def test_no_statement_of_the_clickhouse_ddl_is_cut_by_a_semicolon_in_a_comment():
+    from brokerstream.analytics import store
+    for path in store.SQL_DIR.glob("*.sql"):
+        for line in path.read_text().splitlines():
+            code, _, comment = line.partition("--")
+            assert not (code.strip() and ";" in comment), f"{path.name}: {line}"

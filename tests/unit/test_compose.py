@@ -112,8 +112,9 @@ def test_the_multi_broker_overlay_is_the_native_three_node_cluster(multi):
         for key in ("default.replication.factor", "min.insync.replicas", "offsets.topic.replication.factor",
                     "transaction.state.log.replication.factor", "transaction.state.log.min.isr"):
             assert env["KAFKA_" + key.replace(".", "_").upper()] == props[key], (name, key)
-        # the host reaches each node on its native port
-        assert [p.split(":")[1] for p in svc["ports"]] == [str(native[name].ports()["broker"])], svc["ports"]
+        # the host reaches each node and its metrics on their native ports
+        ports = native[name].ports()
+        assert sorted(p.split(":")[1] for p in svc["ports"]) == sorted([str(ports["broker"]), str(ports["metrics"])])
     bootstraps = {
         "schema-registry": "SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS", "connect": "BOOTSTRAP_SERVERS",
         "ksqldb-server": "KSQL_BOOTSTRAP_SERVERS", "init": "BS_KAFKA_BOOTSTRAP",

@@ -7,8 +7,8 @@ from brokerstream.connectors import load_specs
 from brokerstream.topics import load_catalog
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
-SYNCED = {"order-results", "order-events", "realized-pnl", "positions", "pnl.position-snapshots", "pnl.accounts",
-          "pnl.members"}
+# Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
+SYNCED = {"order-results", "order-events", "realized-pnl", "positions", "pnl.mark-snapshots"}
 
 
 def _sinks():
@@ -36,9 +36,10 @@ def test_each_sink_writes_tables_the_ddl_creates():
     ddl = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", ddl))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"order_results", "order_events", "realized_pnl", "positions", "pnl_positions", "pnl_accounts",
-                      "pnl_members"}
+    assert tables == {"order_results", "order_events", "realized_pnl", "positions", "instrument_marks"}
     assert tables <= created
+    for view in ("pnl_positions", "pnl_accounts", "pnl_members"):
+        assert f"CREATE OR REPLACE VIEW {view} AS" in ddl
 
 
 def _primary_key(ddl: str, table: str) -> list[str]:
@@ -72,9 +73,9 @@ def test_a_single_topic_sink_names_its_table_outright():
             assert "${topic}" not in spec.config["collection.name.format"], spec.name
 
 
-def test_positions_and_their_pnl_do_not_share_a_sink():
+def test_positions_and_marks_do_not_share_a_sink():
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner["positions"] != owner["pnl.position-snapshots"]
+    assert owner["positions"] != owner["pnl.mark-snapshots"]
 
 
 def test_every_sink_is_exactly_once_downstream_and_dead_letters():
@@ -86,10 +87,12 @@ def test_every_sink_is_exactly_once_downstream_and_dead_letters():
         assert cfg["errors.deadletterqueue.context.headers.enable"] == "true", spec.name
 
 
-def test_the_pnl_sink_reads_the_topic_the_pnl_job_snapshots_to():
+def test_the_marks_sink_reads_the_topic_the_pnl_job_snapshots_to():
     # the job's topic names live in Java: a rename on one side only would leave Postgres without P&L
-    java = (ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "PnlRecordSchema.java")
-    snapshots = re.search(r'POSITION_SNAPSHOTS = "([^"]+)"', java.read_text()).group(1)
+    java = (ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "MarkRecordSchema.java")
+    text = java.read_text()
+    snapshots = re.search(r'MARK_SNAPSHOTS = "([^"]+)"', text).group(1)
+    marks = re.search(r' MARKS = "([^"]+)"', text).group(1)
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner[snapshots] == "sink-pnl-positions"
-    assert "pnl.positions" not in owner  # the every-window stream is not synced whole
+    assert owner[snapshots] == "sink-marks"
+    assert marks not in owner  # the every-window stream is not synced whole

@@ -146,3 +146,32 @@ def test_a_process_still_exiting_when_the_stack_is_removed_does_not_leave_its_gr
     cg.remove()  # while it is still there: waits for it to go
     proc.wait()
     assert not cg.parent.exists()
+
+
+def test_each_process_placed_also_joins_its_accounting_group_which_counts_its_cpu(tmp_path):
+    root, acct = tmp_path / "cpu", tmp_path / "cpuacct"
+    root.mkdir()
+    acct.mkdir()
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=root)
+    assert cg.accounting_parent == acct / cg.parent.name
+    assert cg.place("orders", [41]) == 1
+    assert (cg.accounting_parent / "orders" / "cgroup.procs").read_text() == "41"
+    (cg.accounting_parent / "orders" / "cpuacct.usage").write_text("2500000000\n")  # the kernel counts ns
+    assert cg.cpu_seconds() == {"orders": 2.5}
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    assert CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=shared, accounting_root=shared).accounting_parent is None
+
+
+@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpuacct", os.W_OK), reason="needs a writable cgroup v1 cpuacct hierarchy")
+def test_the_kernel_counts_a_busy_process_in_its_accounting_group(tmp_path):
+    import subprocess
+    cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
+    proc = subprocess.Popen(["python3", "-c", "import time\nt=time.process_time()\nwhile time.process_time()-t<0.3: pass"],
+                            preexec_fn=lambda: cg.join("clients"))
+    proc.wait()
+    try:
+        assert 0.25 <= cg.cpu_seconds()["clients"] <= 1.0
+    finally:
+        cg.remove()
+    assert not cg.parent.exists() and not cg.accounting_parent.exists()

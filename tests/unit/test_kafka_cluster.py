@@ -33,7 +33,8 @@ def test_one_broker_is_the_default_and_everything_is_replicated_once(tmp_path):
 
 def test_three_brokers_form_one_quorum_on_their_own_ports(tmp_path):
     ports = {"BS_KAFKA_PORT": "29092", "BS_KAFKA_CONTROLLER_PORT": "29093", "BS_KAFKA_2_PORT": "29094",
-             "BS_KAFKA_2_CONTROLLER_PORT": "29095", "BS_KAFKA_3_PORT": "29096", "BS_KAFKA_3_CONTROLLER_PORT": "29097"}
+             "BS_KAFKA_2_CONTROLLER_PORT": "29095", "BS_KAFKA_3_PORT": "29096", "BS_KAFKA_3_CONTROLLER_PORT": "29097",
+             "BS_KAFKA_METRICS_PORT": "29098", "BS_KAFKA_2_METRICS_PORT": "29099", "BS_KAFKA_3_METRICS_PORT": "29100"}
     cfg = cfg_of(tmp_path, BS_KAFKA_BROKERS="3", **ports)
     assert cfg.kafka_bootstrap == "127.0.0.1:29092,127.0.0.1:29094,127.0.0.1:29096"
     assert config.load(environ={"BS_KAFKA_BROKERS": "3"}).values["BS_KAFKA_BOOTSTRAP"].count(",") == 2
@@ -48,7 +49,9 @@ def test_three_brokers_form_one_quorum_on_their_own_ports(tmp_path):
         assert p["min.insync.replicas"] == p["transaction.state.log.min.isr"] == "2"
         assert p["log.dirs"].startswith(str(cfg.data_dir / node.name))
         listeners.add(p["listeners"])
-        assert node.ports() == {"broker": 29090 + 2 * i, "controller": 29091 + 2 * i}
+        assert node.ports() == {"broker": 29090 + 2 * i, "controller": 29091 + 2 * i, "metrics": 29097 + i}
+        assert f"-javaagent:{node.layout.metrics_agent}=127.0.0.1:{29097 + i}:" in " ".join(node.launch().argv)
+    assert cfg.kafka_metrics_urls == [f"http://127.0.0.1:{p}/metrics" for p in (29098, 29099, 29100)]
     assert len(listeners) == 3
     # whatever needs Kafka waits for every node, so topics with 3 replicas can be made
     assert {"kafka", "kafka-2", "kafka-3"} <= set(services["streams"].needs)

@@ -108,10 +108,15 @@ class Architecture:
         return priced
 
     def revalued(self, cfg: Config) -> int:
-        """P&L calculations (position revaluations) so far: records in pnl.positions, or the
-        baseline's counter."""
+        """P&L calculations (position revaluations) so far: the P&L job's own counter, or the
+        baseline's."""
         if self.name == "streams":
-            return sum(end_offsets(cfg, "pnl.positions").values())
+            from ..flinkjobs import PNL_JOB, Flink
+            flink = Flink(cfg.flink_url, timeout=10)
+            job = flink.live(PNL_JOB)
+            if job is None:
+                return 0
+            return int(flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"])["positionsRevalued"])
         from ..launcher.services.baseline import Baseline
         from ..launcher.layout import Layout
         metrics = Baseline(cfg, Layout(cfg)).metrics()

@@ -175,25 +175,26 @@ def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed
     return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 
-class LatencySampler(threading.Thread):
-    """Reads a quarter of pnl.positions' partitions from their end; for 1 in `every` records decodes
-    first_tick_ts. Positions are spread over partitions by key, so a quarter of them is a fair sample,
-    and reading all of them would take a good share of this 2-core machine from the job measured."""
+MARKS = "pnl.marks"
 
-    def __init__(self, cfg: Config, isolation: str, every: int = 8):
+
+class LatencySampler(threading.Thread):
+    """Reads pnl.marks from its end; for 1 in `every` marks decodes first_tick_ts (a window writes one
+    mark per held instrument that moved, not one record per position: every mark can be read)."""
+
+    def __init__(self, cfg: Config, isolation: str, every: int = 2):
         super().__init__(daemon=True)
         self.cfg, self.isolation, self.every = cfg, isolation, every
         self.samples: list[float] = []
         self.stopped = threading.Event()
         self.measuring = threading.Event()
-        self.schema = fastavro.parse_schema(load_schema("UnrealizedPnl"))
+        self.schema = fastavro.parse_schema(load_schema("InstrumentMark"))
 
     def run(self) -> None:
         c = Consumer(client_conf(self.cfg, **{"group.id": f"bench-pnl-{uuid.uuid4().hex}",
                       "isolation.level": self.isolation, "enable.auto.commit": False}))
-        meta = c.list_topics("pnl.positions", timeout=10).topics["pnl.positions"]
-        parts = [TopicPartition("pnl.positions", p, c.get_watermark_offsets(TopicPartition("pnl.positions", p))[1])
-                 for p in meta.partitions if p % 4 == 0]
+        meta = c.list_topics(MARKS, timeout=10).topics[MARKS]
+        parts = [TopicPartition(MARKS, p, c.get_watermark_offsets(TopicPartition(MARKS, p))[1]) for p in meta.partitions]
         c.assign(parts)
         n = 0
         while not self.stopped.is_set():

@@ -131,7 +131,8 @@ def produce_ticks(cfg: Config, generator: TickGenerator, *, duration: float, sna
     header = schema_header(cfg, topic, "PriceTick")
     strings = StringCache()
     report = ProduceReport()
-    p = producer(cfg, **{"linger.ms": 5})
+    # a feed handler batches: a produce request per 20 ms, not per tick
+    p = producer(cfg, **{"linger.ms": 20})
 
     def send(ticks: list[Tick]) -> None:
         for t in ticks:

@@ -11,6 +11,11 @@ One parent per data folder, so the test stack and the default stack never share 
 is also where a resource step's CPU quota goes (cpu.cfs_quota_us limits the whole stack), and a step's
 memory limit has a parent of the same name in the `memory` hierarchy (memory.limit_in_bytes), which
 every process placed in a CPU group joins while it exists.
+
+Where the `cpuacct` controller is mounted apart (cgroup v1 as on this machine), each process also joins the
+group of the same name under `<cgroup root>/cpuacct/bs-<id>/`: the kernel's count of the CPU time every
+process of a role used, children included, which `bench cost` sets beside its per-process figures as
+an independent total.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from ..config import Config
 
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory")
+CGROUP_CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 GROUPS = ("orders", "clients", "platform", "pnl", "sync")
 
 
@@ -32,9 +38,11 @@ class CpuGroups:
     shares: dict[str, int]
     enabled: bool
     memory_parent: Path | None = None
+    accounting_parent: Path | None = None
 
     @classmethod
-    def of(cls, cfg: Config, root: Path = CGROUP_CPU, memory_root: Path = CGROUP_MEMORY) -> "CpuGroups":
+    def of(cls, cfg: Config, root: Path = CGROUP_CPU, memory_root: Path = CGROUP_MEMORY,
+           accounting_root: Path | None = None) -> "CpuGroups":
         mode = (cfg.get("BS_CPU_PRIORITY") or "auto").lower()
         if mode not in ("on", "off", "auto"):
             raise ValueError(f"BS_CPU_PRIORITY is on, off or auto, got {mode!r}")
@@ -44,7 +52,13 @@ class CpuGroups:
         if mode == "on" and not writable:
             raise PermissionError(f"BS_CPU_PRIORITY=on but {root} is not a writable cgroup v1 cpu hierarchy")
         memory = memory_root / f"bs-{ident}" if memory_root.is_dir() and os.access(memory_root, os.W_OK) else None
-        return cls(root / f"bs-{ident}", shares, mode == "on" or (mode == "auto" and writable), memory)
+        # the cpuacct hierarchy beside the cpu one, and only a separate one (where they share a mount,
+        # the cpu groups count already)
+        accounting_root = root.parent / CGROUP_CPUACCT.name if accounting_root is None else accounting_root
+        separate = (accounting_root.is_dir() and os.access(accounting_root, os.W_OK)
+                    and accounting_root.resolve() != root.resolve())
+        accounting = accounting_root / f"bs-{ident}" if separate else None
+        return cls(root / f"bs-{ident}", shares, mode == "on" or (mode == "auto" and writable), memory, accounting)
 
     def path(self, group: str) -> Path:
         if group not in GROUPS:
@@ -59,6 +73,8 @@ class CpuGroups:
             path = self.path(group)
             path.mkdir(parents=True, exist_ok=True)
             _write(path / "cpu.shares", shares)
+            if self.accounting_parent is not None:
+                (self.accounting_parent / group).mkdir(parents=True, exist_ok=True)
 
     def place(self, group: str, pids: list[int]) -> int:
         """Moves processes (all their threads) into a group; returns how many moved. The first pid
@@ -70,6 +86,8 @@ class CpuGroups:
         limited = self.memory_parent is not None and self.memory_parent.is_dir()
         for pid in pids:
             if _move(self.path(group), pid) and (not limited or _move(self.memory_parent, pid)):
+                if self.accounting_parent is not None:
+                    _move(self.accounting_parent / group, pid)
                 moved += 1
         return moved
 
@@ -78,6 +96,21 @@ class CpuGroups:
         if self.enabled:
             self.ensure()
             _write(self.path(group) / "cgroup.procs", os.getpid())
+            if self.accounting_parent is not None:
+                _write(self.accounting_parent / group / "cgroup.procs", os.getpid())
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds the kernel counted for each group's processes (children included) since the group
+        was made; empty where no cpuacct hierarchy of its own is mounted."""
+        out = {}
+        if not self.enabled or self.accounting_parent is None:
+            return out
+        for group in GROUPS:
+            try:
+                out[group] = int((self.accounting_parent / group / "cpuacct.usage").read_text()) / 1e9
+            except (OSError, ValueError):
+                pass
+        return out
 
     def members(self, group: str) -> set[int]:
         return _procs(self.path(group))
@@ -157,6 +190,7 @@ class CpuGroups:
             time.sleep(0.1)
         if self.memory_parent is not None and self.memory_parent.is_dir() and not _procs(self.memory_parent):
             self.memory_parent.rmdir()
+        self._remove_accounting()
         if not self.parent.exists():
             return
         for group in GROUPS:
@@ -165,6 +199,18 @@ class CpuGroups:
                 path.rmdir()
         if not any(p.is_dir() for p in self.parent.iterdir() if p.name in GROUPS):
             self.parent.rmdir()
+
+
+    def _remove_accounting(self) -> None:
+        acct = self.accounting_parent
+        if acct is None or not acct.is_dir():
+            return
+        for group in GROUPS:
+            path = acct / group
+            if path.is_dir() and not _procs(path):
+                path.rmdir()
+        if not any(p.is_dir() for p in acct.iterdir() if p.name in GROUPS):
+            acct.rmdir()
 
 
 def _move(group: Path, pid: int) -> bool:

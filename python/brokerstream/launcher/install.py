@@ -145,6 +145,7 @@ def java_build(cfg: Config, layout: Layout) -> None:
 STEPS = [
     system_packages,
     maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
+    maven_runtime("metrics agent", "metrics-agent.pom.xml", lambda l: l.metrics_agent.parent),
     maven_runtime("connect plugins", "connect-plugins.pom.xml", lambda l: l.connect_plugins,
                   after=sync_plugin_manifests),
     maven_runtime("schema registry", "apicurio.pom.xml", lambda l: l.apicurio_home),

@@ -31,6 +31,11 @@ class Layout:
         return self.runtime / "kafka" / "lib"
 
     @property
+    def metrics_agent(self) -> Path:
+        """The Prometheus JMX exporter's Java agent (platform/runtime/metrics-agent.pom.xml)."""
+        return self.runtime / "metrics-agent" / "jmx_prometheus_javaagent.jar"
+
+    @property
     def connect_plugins(self) -> Path:
         return self.runtime / "connect-plugins"
 

@@ -13,6 +13,7 @@ from ..progress import run
 from .base import Launch, Service, java_opts, port_open, write_if_changed
 
 LOG4J = "platform/logging/kafka-log4j2.properties"
+METRICS = "platform/metrics/kafka-jmx.yaml"
 
 
 # The cluster size a data folder was formatted for; a quorum cannot change size under its logs.
@@ -36,7 +37,7 @@ class Kafka(Service):
 
     def ports(self) -> dict[str, int]:
         broker, controller = self.cfg.kafka_node_ports(self.node)
-        return {"broker": broker, "controller": controller}
+        return {"broker": broker, "controller": controller, "metrics": self.cfg.kafka_metrics_port(self.node)}
 
     @property
     def properties_file(self):
@@ -73,8 +74,13 @@ class Kafka(Service):
             "group.initial.rebalance.delay.ms": "0",
             "log.retention.hours": "168",
             "log.segment.bytes": str(256 * 1024 * 1024),
-            "num.network.threads": "3",
-            "num.io.threads": "4",
+            # Threads for two cores: more only switch between each other.
+            "num.network.threads": "2",
+            "num.io.threads": "3",
+            # The log cleaner clears its whole offset map (128 MB by default) before each pass: with the
+            # compacted flow topics cleaned every minute that was an eighth of the broker's CPU. 16 MB
+            # hold about 700,000 keys per pass, more than the largest compacted topic here.
+            "log.cleaner.dedupe.buffer.size": str(16 * 1024 * 1024),
         }
         if cfg.kafka_secure:
             settings.update(kafka_security.broker_settings(cfg, host, port, cport))
@@ -141,7 +147,9 @@ class Kafka(Service):
         return proc.stdout.strip().splitlines()[-1]
 
     def launch(self) -> Launch:
-        argv = [self.cfg.java(), *java_opts(self.cfg["BS_KAFKA_HEAP"]),
+        # Request and topic counters over HTTP on loopback (what `bench cost` divides by the orders)
+        agent = f"{self.layout.metrics_agent}={self.cfg.bind}:{self.cfg.kafka_metrics_port(self.node)}:{self.cfg.root / METRICS}"
+        argv = [self.cfg.java(), *java_opts(self.cfg["BS_KAFKA_HEAP"]), f"-javaagent:{agent}",
                 f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
                 f"-Dkafka.logs.dir={self.layout.cfg.log_dir}",
                 "-cp", self.classpath(), "kafka.Kafka", str(self.properties_file)]

@@ -31,26 +31,12 @@ public class PnlInput {
   public long reportedMarketValueMicros;
   public long reportedCostBasisMicros;
   public int reportedPositions;
-  /**
-   * Revalued since its last record on the snapshot output (not state: a restored position is taken
-   * as due, since what reached the snapshot topic before the restore is not known).
-   */
-  public transient boolean snapshotDue;
-  /** The window, computation time and first tick of its last record (not state; 0: unknown). */
-  public transient long lastWindowEnd;
-  public transient long lastComputedTs;
-  public transient long lastFirstTickTs;
-  /** The position's Kafka key (account|instrument) encoded once, not per window (not state). */
-  public transient byte[] keyBytes;
   /** An option position's terms, found once rather than looked up per window (not state). */
   public transient PnlInput terms;
 
-  // Caches of option terms (not state): the last model mark and what it was computed from, so a window
-  // values each option once however many positions hold it; and whether newer terms replaced these.
-  public transient long markWindowEnd = Long.MIN_VALUE;
-  public transient long markSpotMicros;
-  public transient double markVolatility;
-  public transient long markMicros;
+  // Of option terms (not state): the option's mark, computed once a window however many positions hold it,
+  // and what the outputs were last told of it; and whether newer terms replaced these.
+  transient MarkState mark;
   public transient boolean replaced;
 
   // OPTION_TERMS
@@ -132,11 +118,6 @@ public class PnlInput {
     c.reportedMarketValueMicros = reportedMarketValueMicros;
     c.reportedCostBasisMicros = reportedCostBasisMicros;
     c.reportedPositions = reportedPositions;
-    c.snapshotDue = snapshotDue;
-    c.lastWindowEnd = lastWindowEnd;
-    c.lastComputedTs = lastComputedTs;
-    c.lastFirstTickTs = lastFirstTickTs;
-    c.keyBytes = keyBytes;
     c.terms = terms;
     c.call = call;
     c.american = american;

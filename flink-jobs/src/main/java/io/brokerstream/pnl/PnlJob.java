@@ -16,8 +16,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The unrealized P&L job: accepted prices, positions, option terms and volatilities from Kafka; P&L per
- * position, account and member to Kafka, exactly once (transactional sink committed on checkpoints).
+ * The unrealized P&L job: accepted prices, positions, option terms and volatilities from Kafka; the marks
+ * of held instruments and P&L per account and member to Kafka. Every output is a latest value per key
+ * (compacted topics), so it is written at least once, without transactions: visible as soon as it is
+ * written, and a replay after a restore only writes values again (`sink.guarantee` chooses exactly once,
+ * where every output then waits for the next checkpoint).
  *
  * <pre>flink run -d flink-jobs-0.1.0.jar [--window.ms=1000 ...]</pre>
  */
@@ -50,9 +53,7 @@ public final class PnlJob {
     // Chained operators hand records over without a copy: no operator keeps or changes what it emitted.
     env.getConfig().enableObjectReuse();
     env.enableCheckpointing(settings.getLong("checkpoint.interval-ms"), CheckpointingMode.EXACTLY_ONCE);
-    String bootstrap = settings.get("bootstrap.servers");
     String registry = settings.get("registry.url");
-    String group = settings.get("group.id");
 
     OffsetsInitializer tickStart = switch (settings.get("ticks.start")) {
       case "earliest" -> OffsetsInitializer.earliest();
@@ -61,57 +62,73 @@ public final class PnlJob {
     };
     // Accepted prices only: the streams app checks every raw tick and folds the accepted ones.
     Properties login = ClientLogin.load(settings.get("kafka.login"));
-    DataStream<PnlInput> ticks = source(env, bootstrap, login, group, settings.get("ticks.topic"), tickStart,
+    DataStream<PnlInput> ticks = source(env, settings, login, settings.get("ticks.topic"), tickStart,
         new InputSchemas.Ticks(registry));
     // The whole compacted changelogs: every open position and all reference data, on any fresh start.
-    DataStream<PnlInput> positions = source(env, bootstrap, login, group, "positions", OffsetsInitializer.earliest(),
+    DataStream<PnlInput> positions = source(env, settings, login, "positions", OffsetsInitializer.earliest(),
         new InputSchemas.Positions(registry));
-    DataStream<PnlInput> instruments = source(env, bootstrap, login, group, "ref.instruments", OffsetsInitializer.earliest(),
+    DataStream<PnlInput> instruments = source(env, settings, login, "ref.instruments", OffsetsInitializer.earliest(),
         new InputSchemas.Instruments(registry));
-    DataStream<PnlInput> volatilities = source(env, bootstrap, login, group, "ref.equity-starts",
+    DataStream<PnlInput> volatilities = source(env, settings, login, "ref.equity-starts",
         OffsetsInitializer.earliest(), new InputSchemas.Volatilities(registry));
 
     PnlPipeline.Outputs out = PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
     String prefix = settings.get("transactional-id-prefix");
-    out.positions().sinkTo(sink(settings, login, prefix + "-positions", PnlRecordSchema.POSITIONS))
-        .name("position P&L to Kafka").uid("pnl-sink-positions");
-    out.snapshots().sinkTo(sink(settings, login, prefix + "-snapshots", PnlRecordSchema.POSITION_SNAPSHOTS))
-        .name("position P&L snapshots to Kafka").uid("pnl-sink-position-snapshots");
-    out.rollUps().sinkTo(sink(settings, login, prefix + "-rollups", null))
+    out.marks().sinkTo(sink(settings, login, prefix + "-marks", marks(settings, MarkRecordSchema.MARKS)))
+        .name("marks to Kafka").uid("pnl-sink-marks");
+    out.snapshots().sinkTo(sink(settings, login, prefix + "-mark-snapshots",
+            marks(settings, MarkRecordSchema.MARK_SNAPSHOTS)))
+        .name("mark snapshots to Kafka").uid("pnl-sink-mark-snapshots");
+    out.rollUps().sinkTo(sink(settings, login, prefix + "-rollups", KafkaRecordSerializationSchema.<PnlRecord>builder()
+            .setKeySerializationSchema(new PnlRecordSchema.Keys())
+            .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url")))
+            .setTopicSelector(PnlRecordSchema::topic).build()))
         .name("roll-ups to Kafka").uid("pnl-sink-rollups");
   }
 
-  /** A sink to {@code topic}, or to each record's own topic when null. */
-  private static KafkaSink<PnlRecord> sink(PnlSettings settings, Properties login, String transactionalIdPrefix,
-      String topic) {
-    var records = KafkaRecordSerializationSchema.<PnlRecord>builder()
-        .setKeySerializationSchema(new PnlRecordSchema.Keys())
-        .setValueSerializationSchema(new PnlRecordSchema.Values(settings.get("registry.url"), topic));
-    // a topic selector is wrapped in a cache looked up per record (hashing the record): a fixed topic
-    // spares the position records that
-    records = topic != null ? records.setTopic(topic) : records.setTopicSelector(PnlRecordSchema::topic);
-    return KafkaSink.<PnlRecord>builder()
+  private static KafkaRecordSerializationSchema<MarkRecord> marks(PnlSettings settings, String topic) {
+    return KafkaRecordSerializationSchema.<MarkRecord>builder()
+        .setTopic(topic)
+        .setKeySerializationSchema(new MarkRecordSchema.Keys())
+        .setValueSerializationSchema(new MarkRecordSchema.Values(settings.get("registry.url"), topic))
+        .build();
+  }
+
+  static DeliveryGuarantee guarantee(PnlSettings settings) {
+    return switch (settings.get("sink.guarantee")) {
+      case "at-least-once" -> DeliveryGuarantee.AT_LEAST_ONCE;
+      case "exactly-once" -> DeliveryGuarantee.EXACTLY_ONCE;
+      default -> throw new IllegalArgumentException("sink.guarantee is at-least-once or exactly-once, got "
+          + settings.get("sink.guarantee"));
+    };
+  }
+
+  private static <T> KafkaSink<T> sink(PnlSettings settings, Properties login, String transactionalIdPrefix,
+      KafkaRecordSerializationSchema<T> records) {
+    return KafkaSink.<T>builder()
         // first: in some versions of the builder this replaces what was set before, and keeps the
         // object it is given, which the sink's own settings below then change: a copy per sink
         .setKafkaProducerConfig((Properties) login.clone())
         .setBootstrapServers(settings.get("bootstrap.servers"))
-        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setDeliveryGuarantee(guarantee(settings))
         .setTransactionalIdPrefix(transactionalIdPrefix)
         // longer than a checkpoint interval plus a restart, shorter than the broker's maximum (15 min)
         .setProperty("transaction.timeout.ms", String.valueOf(Duration.ofMinutes(10).toMillis()))
-        .setProperty("linger.ms", "20")
-        // a window writes every position of an equity at once: large batches mean fewer of them to
-        // build, compress and acknowledge per record
+        // windows end all through the second (staggered): a batch gathers many of them per request
+        .setProperty("linger.ms", settings.get("sink.linger-ms"))
+        // a window writes the marks of an equity's held instruments at once: large batches mean fewer of
+        // them to build and acknowledge per record
         .setProperty("batch.size", "262144")
         .setProperty("compression.type", settings.get("sink.compression"))
-        .setRecordSerializer(records.build())
+        .setRecordSerializer(records)
         .build();
   }
 
-  private static DataStream<PnlInput> source(StreamExecutionEnvironment env, String bootstrap, Properties login, String group,
+  private static DataStream<PnlInput> source(StreamExecutionEnvironment env, PnlSettings settings, Properties login,
       String topic, OffsetsInitializer start, InputSchemas.RegistryDeserializer<?> deserializer) {
+    String group = settings.get("group.id");
     KafkaSource<PnlInput> source = KafkaSource.<PnlInput>builder()
-        .setBootstrapServers(bootstrap)
+        .setBootstrapServers(settings.get("bootstrap.servers"))
         .setProperties(login)
         .setTopics(topic)
         .setGroupId(group)
@@ -119,6 +136,9 @@ public final class PnlJob {
         .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(deserializer))
         // positions come from the streams app's transactions: only committed ones are real
         .setProperty("isolation.level", "read_committed")
+        // a fetch waits for bytes rather than asking again per record: the windows are a second long
+        .setProperty("fetch.min.bytes", "65536")
+        .setProperty("fetch.max.wait.ms", settings.get("source.fetch-max-wait-ms"))
         .setProperty("client.id.prefix", group + "-" + topic)
         .build();
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), topic).uid("source-" + topic);

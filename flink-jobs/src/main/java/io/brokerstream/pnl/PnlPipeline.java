@@ -9,24 +9,16 @@ public final class PnlPipeline {
   private PnlPipeline() {}
 
   /**
-   * The job's outputs: position records straight from the revaluation, the same records at most once
-   * per snapshot interval per position (for the database sync), and the roll-ups.
+   * The job's outputs: the marks of held instruments straight from the revaluation, the same marks at most
+   * once per snapshot interval per instrument (for the database sync), and the roll-ups.
    */
-  public record Outputs(DataStream<PnlRecord> positions, DataStream<PnlRecord> snapshots,
-      DataStream<PnlRecord> rollUps) {
-    /** Everything in one stream (each record's scope says which): for tests. */
-    public DataStream<PnlRecord> all() {
-      return positions.union(rollUps);
-    }
-  }
+  public record Outputs(DataStream<MarkRecord> marks, DataStream<MarkRecord> snapshots,
+      DataStream<PnlRecord> rollUps) {}
 
-  /**
-   * Position records leave by their own sink, chained to the revaluation: they are most of the
-   * output, and a sink shared with the roll-ups would have them cross the network to reach it.
-   */
+  /** Marks leave by their own sinks, chained to the revaluation: no network hop between. */
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
     MarketModel market = MarketModel.load(); // the order flow's model too: one definition
-    SingleOutputStreamOperator<PnlRecord> positions = inputs
+    SingleOutputStreamOperator<MarkRecord> marks = inputs
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
             settings.getLong("snapshot.interval-ms"),
@@ -35,7 +27,7 @@ public final class PnlPipeline {
         // rather than restored into an empty book
         .name("revalue by underlying").uid("revalue-books");
     long coalesce = settings.getLong("rollup.coalesce-ms");
-    SingleOutputStreamOperator<PnlRecord> accounts = positions.getSideOutput(Revaluer.ACCOUNT_DELTAS)
+    SingleOutputStreamOperator<PnlRecord> accounts = marks.getSideOutput(Revaluer.ACCOUNT_DELTAS)
         .keyBy(d -> d.accountId)
         .process(new RollUp(PnlRecord.Scope.ACCOUNT, coalesce))
         .name("roll up per account").uid("rollup-account-deltas");
@@ -43,6 +35,6 @@ public final class PnlPipeline {
         .keyBy(d -> d.memberId)
         .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
         .name("roll up per member").uid("rollup-member-deltas");
-    return new Outputs(positions, positions.getSideOutput(Revaluer.SNAPSHOTS), accounts.union(members));
+    return new Outputs(marks, marks.getSideOutput(Revaluer.SNAPSHOTS), accounts.union(members));
   }
 }

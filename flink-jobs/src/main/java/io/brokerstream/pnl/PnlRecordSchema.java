@@ -11,11 +11,10 @@ import java.util.Arrays;
 import java.time.Instant;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 
-/** P&L records to their topics: key as UTF-8, value as UnrealizedPnl in the Confluent wire format. */
+/** Roll-ups to their topics: key as UTF-8, value as UnrealizedPnl in the Confluent wire format. */
 public final class PnlRecordSchema {
+  /** Where records of the POSITION scope went in an earlier layout (the job writes marks instead). */
   public static final String POSITIONS = "pnl.positions";
-  /** Position records at most once per snapshot interval each: what the Postgres sync reads. */
-  public static final String POSITION_SNAPSHOTS = "pnl.position-snapshots";
   public static final String ACCOUNTS = "pnl.accounts";
   public static final String MEMBERS = "pnl.members";
 

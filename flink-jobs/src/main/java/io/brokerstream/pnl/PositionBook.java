@@ -27,6 +27,8 @@ public final class PositionBook {
    * starts a new period at its first window).
    */
   long snapshotPeriod = Long.MIN_VALUE;
+  /** The equity's own mark (its price) and what the outputs were last told of it (not state). */
+  MarkState equityMark = new MarkState();
 
   public PositionBook() {
     this(new HashMap<>(), new HashMap<>(), new HashSet<>());
@@ -46,6 +48,7 @@ public final class PositionBook {
     }
     PositionBook c = new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
     c.snapshotPeriod = snapshotPeriod;
+    c.equityMark = equityMark;
     return c;
   }
 

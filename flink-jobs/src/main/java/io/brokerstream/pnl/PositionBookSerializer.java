@@ -116,7 +116,6 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
       p.reportedMarketValueMicros = in.readLong();
       p.reportedCostBasisMicros = in.readLong();
       p.reportedPositions = in.readInt();
-      p.snapshotDue = true; // a restore: whether its last value reached the snapshot topic is not known
       positions.put(p.positionKey(), p);
     }
     int optionCount = in.readInt();

@@ -1,11 +1,10 @@
 package io.brokerstream.pnl;
 
 import io.brokerstream.pricing.OptionPricer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -29,28 +28,27 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>With {@code staggered} windows each equity's windows are shifted by a phase derived from its id
  * (still {@code window.ms} long, still tumbling): the revaluation work of all equities then spreads over
- * the window instead of landing at one instant, where the equity revalued last waited for all the others
- * and its P&L came out that much later.
+ * the window instead of landing at one instant.
  *
- * <p>A position that changes without a tick is revalued at the end of the current window at the last
- * price; a closed position is emitted at once with zero quantity.
+ * <p>What leaves grows with what moved, not with what is held. The main output is one {@link MarkRecord}
+ * per held instrument whose mark moved in the window (the equity's price, each option's model value, each
+ * computed once however many positions hold it): a position's P&L is its quantity and cost at its
+ * instrument's mark, which every reader can join. The account roll-ups get, on the side output {@link
+ * #ACCOUNT_DELTAS}, one exact delta per account whose positions moved: each position remembers what the
+ * roll-up was last told of it, so the roll-up holds no copy of the positions. A position that changes
+ * without a tick is revalued at the end of the current window at the last price; a closed one leaves its
+ * account's totals at once.
  *
- * <p>Position records are the main output (to Kafka). The account roll-ups get, on the side output
- * {@link #ACCOUNT_DELTAS}, one delta per account per window: each position remembers what the roll-up
- * was last told of it, so the delta is exact and the roll-up holds no copy of the positions.
- *
- * <p>Position records also go, at most once per {@code snapshotMs} per position, to the side output
- * {@link #SNAPSHOTS}: the copy a database sync can keep up with. Every window records its positions;
- * only the first window of each snapshot period (per equity) also snapshots them, and when a window
- * leaves positions whose latest values are not in a snapshot, a timer at the next period's first
- * window end snapshots them even if the equity stops ticking: their last records again, rebuilt from
- * the same price, window and model inputs, on the snapshot output only (no revaluation, nothing new for
- * the main topic or the roll-ups). A closed position is snapshotted at once.
+ * <p>Marks also go, at most once per {@code snapshotMs} per instrument, to the side output {@link
+ * #SNAPSHOTS}: the copy a database sync can keep up with. The first window of each snapshot period (per
+ * equity) snapshots every mark that moved since its last snapshot; when a window leaves marks
+ * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity stops
+ * ticking (their last values again: no revaluation, nothing new for the other outputs).
  */
-public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> {
+public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord> {
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
-  public static final OutputTag<PnlRecord> SNAPSHOTS = new OutputTag<>("position-snapshots", TypeInformation.of(PnlRecord.class));
+  public static final OutputTag<MarkRecord> SNAPSHOTS = new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
   private final long windowMs;
   private final boolean staggered;
   private final long snapshotMs;
@@ -65,6 +63,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   private transient Counter pnlCalculations;
   private transient Counter positionsRevalued;
   private transient Counter optionValuations;
+  private transient Counter marksWritten;
   private transient Counter revaluationNanos;
   private transient Counter unpriceable;
 
@@ -96,12 +95,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     pnlCalculations = metrics.counter("pnlCalculations");
     positionsRevalued = metrics.counter("positionsRevalued");
     optionValuations = metrics.counter("optionValuations");
+    marksWritten = metrics.counter("marksWritten");
     revaluationNanos = metrics.counter("revaluationNanos");
     unpriceable = metrics.counter("unpriceablePositions");
   }
 
   @Override
-  public void processElement(PnlInput in, Context ctx, Collector<PnlRecord> out) throws Exception {
+  public void processElement(PnlInput in, Context ctx, Collector<MarkRecord> out) throws Exception {
     switch (in.kind) {
       case TICK -> {
         PnlInput last = price.value();
@@ -125,13 +125,12 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
           b.positions.remove(key);
           b.changed.remove(key);
           book.update(b);
-          if (known != null) {
-            PnlRecord closed = Valuation.closed(in, ctx.timerService().currentProcessingTime());
-            out.collect(closed);
-            ctx.output(SNAPSHOTS, closed);
+          if (known != null && known.reportedPositions != 0) {
+            // what its account was told of it goes: the roll-up moves at once
+            long now = ctx.timerService().currentProcessingTime();
             PnlDelta delta = PnlDelta.of(known.memberId, known.accountId);
             delta.add(0, known.reportedMarketValueMicros, 0, known.reportedCostBasisMicros, 0, known.reportedPositions);
-            delta.cover(closed.windowEnd, 0L);
+            delta.cover(now, 0L);
             ctx.output(ACCOUNT_DELTAS, delta);
           }
           return;
@@ -206,30 +205,45 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     return Math.floorMod(h ^ (h >>> 29), windowMs);
   }
 
-  private static final long UNPRICEABLE = Long.MIN_VALUE;
-
-  /** A position's mark at a window's end: the spot for the equity, the model's for an option. */
-  private long markOf(PositionBook b, PnlInput p, long spotMicros, Double sigma, long windowEnd) {
+  /** The mark a position is valued at (its equity's, or its option's), or null while the option is unknown. */
+  private static MarkState markOf(PositionBook b, PnlInput p) {
     if (p.instrumentId.equals(p.underlyingId)) {
-      return spotMicros;
+      return b.equityMark;
     }
     PnlInput terms = p.terms;
     if (terms == null || terms.replaced) {
       terms = b.options.get(p.instrumentId);
       p.terms = terms;
     }
-    if (terms == null || sigma == null) {
-      return UNPRICEABLE;
+    if (terms == null) {
+      return null;
     }
-    // one model valuation per option per window, however many positions hold it
-    if (terms.markWindowEnd != windowEnd || terms.markSpotMicros != spotMicros || terms.markVolatility != sigma) {
-      terms.markMicros = valuation.optionMark(terms, spotMicros, sigma, windowEnd);
-      terms.markWindowEnd = windowEnd;
-      terms.markSpotMicros = spotMicros;
-      terms.markVolatility = sigma;
+    if (terms.mark == null) {
+      terms.mark = new MarkState();
+    }
+    return terms.mark;
+  }
+
+  /** Brings a mark to this window: the spot for the equity, the model's value for an option (once a window). */
+  private boolean value(PositionBook b, PnlInput p, MarkState m, long spotMicros, Double sigma, long windowEnd,
+      long computed, long tickTs) {
+    if (m.windowEnd == windowEnd) {
+      return true;
+    }
+    if (m != b.equityMark) {
+      if (sigma == null) {
+        return false;
+      }
+      m.micros = valuation.optionMark(p.terms, spotMicros, sigma, windowEnd);
       optionValuations.inc();
+    } else {
+      m.micros = spotMicros;
     }
-    return terms.markMicros;
+    m.underlyingMicros = spotMicros;
+    m.windowEnd = windowEnd;
+    m.computedTs = computed;
+    m.firstTickTs = tickTs;
+    return true;
   }
 
   /** The first end of this equity's windows in the snapshot period after {@code windowEnd}'s. */
@@ -240,8 +254,9 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
   }
 
   @Override
-  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<PnlRecord> out) throws Exception {
+  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out) throws Exception {
     long started = System.nanoTime();
+    String underlying = ctx.getCurrentKey();
     pendingWindow.clear();
     PnlInput tick = price.value();
     Long tickTs = firstTickTs.value();
@@ -254,22 +269,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
       b.snapshotPeriod = period;
     }
     Collection<PnlInput> due;
-    List<PnlInput> resnapshot = List.of();
     if (ticked) {
       due = b.positions.values();
-    } else if (snapshot) {
-      // what changed is revalued; what earlier windows revalued but did not snapshot gets its last
-      // record snapshotted (revalued only when that record is unknown, after a restore)
-      due = new ArrayList<>();
-      resnapshot = new ArrayList<>();
-      for (Map.Entry<String, PnlInput> e : b.positions.entrySet()) {
-        PnlInput p = e.getValue();
-        if (b.changed.contains(e.getKey()) || (p.snapshotDue && p.lastWindowEnd == 0)) {
-          due.add(p);
-        } else if (p.snapshotDue) {
-          resnapshot.add(p);
-        }
-      }
     } else {
       due = new ArrayList<>(b.changed.size());
       for (String key : b.changed) {
@@ -282,55 +283,61 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
     Map<String, PnlDelta> deltas = new HashMap<>();
+    Map<String, MarkState> moved = new LinkedHashMap<>(); // instrument -> mark valued in this window
     long revalued = 0;
     for (PnlInput p : due) {
-      long mark = markOf(b, p, tick.priceMicros, sigma, windowEnd);
-      if (mark == UNPRICEABLE) {
+      MarkState m = markOf(b, p);
+      if (m == null || tick == null
+          || !value(b, p, m, tick.priceMicros, sigma, windowEnd, computed, ticked ? tickTs : 0L)) {
         unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
         continue;
       }
-      PnlRecord r = Valuation.position(p, tick.priceMicros, mark, windowEnd, computed, ticked ? tickTs : 0L);
-      if (p.keyBytes == null) {
-        p.keyBytes = p.positionKey().getBytes(StandardCharsets.UTF_8);
+      moved.putIfAbsent(p.instrumentId, m);
+      long units = Math.multiplyExact(p.quantity, (long) p.multiplier);
+      long marketValue = Math.multiplyExact(units, m.micros);
+      long costBasis = Math.multiplyExact(units, p.avgCostMicros);
+      if (marketValue != p.reportedMarketValueMicros || costBasis != p.reportedCostBasisMicros
+          || p.reportedPositions != 1) {
+        PnlDelta delta = deltas.get(p.accountId);
+        if (delta == null) {
+          delta = PnlDelta.of(p.memberId, p.accountId);
+          deltas.put(p.accountId, delta);
+        }
+        delta.add(marketValue, p.reportedMarketValueMicros, costBasis, p.reportedCostBasisMicros, 1,
+            p.reportedPositions);
+        delta.cover(windowEnd, m.firstTickTs);
+        p.reportedMarketValueMicros = marketValue;
+        p.reportedCostBasisMicros = costBasis;
+        p.reportedPositions = 1; // updated in place: the book is written back once below
       }
-      r.keyBytes = p.keyBytes;
-      out.collect(r);
-      if (snapshot) {
-        ctx.output(SNAPSHOTS, r); // the sinks encode a record when they get it: one object serves both
-      }
-      p.snapshotDue = !snapshot;
-      p.lastWindowEnd = windowEnd;
-      p.lastComputedTs = computed;
-      p.lastFirstTickTs = r.firstTickTs;
-      PnlDelta delta = deltas.get(p.accountId);
-      if (delta == null) {
-        delta = PnlDelta.of(p.memberId, p.accountId);
-        deltas.put(p.accountId, delta);
-      }
-      delta.add(r.marketValueMicros, p.reportedMarketValueMicros, r.costBasisMicros, p.reportedCostBasisMicros,
-          r.positions, p.reportedPositions);
-      delta.cover(windowEnd, r.firstTickTs);
-      p.reportedMarketValueMicros = r.marketValueMicros;
-      p.reportedCostBasisMicros = r.costBasisMicros;
-      p.reportedPositions = r.positions; // updated in place: the book is written back once below
       revalued++;
     }
-    for (PnlInput p : resnapshot) {
-      // no tick since: the price is the one that window used, and the model inputs are the same
-      long mark = markOf(b, p, tick.priceMicros, sigma, p.lastWindowEnd);
-      if (mark != UNPRICEABLE) {
-        PnlRecord r = Valuation.position(p, tick.priceMicros, mark, p.lastWindowEnd, p.lastComputedTs,
-            p.lastFirstTickTs);
-        r.keyBytes = p.keyBytes;
-        ctx.output(SNAPSHOTS, r);
+    for (Map.Entry<String, MarkState> e : moved.entrySet()) {
+      MarkState m = e.getValue();
+      if (m.micros != m.emitted) {
+        out.collect(MarkRecord.of(e.getKey(), underlying, m));
+        m.emitted = m.micros;
+        marksWritten.inc();
       }
-      p.snapshotDue = false;
+    }
+    boolean pending = false;
+    for (Map.Entry<String, MarkState> e : heldMarks(b, underlying).entrySet()) {
+      MarkState m = e.getValue();
+      if (!m.unsnapshotted()) {
+        continue;
+      }
+      if (snapshot) {
+        ctx.output(SNAPSHOTS, MarkRecord.of(e.getKey(), underlying, m));
+        m.snapshotted = m.micros;
+      } else {
+        pending = true;
+      }
     }
     b.changed.clear();
-    if (!snapshot && revalued > 0) {
+    if (pending) {
       // snapshot what this window left out at the next period's first window, ticks or not (a timer
       // already set for that instant is not set twice)
-      ctx.timerService().registerProcessingTimeTimer(nextPeriodWindowEnd(windowEnd, ctx.getCurrentKey()));
+      ctx.timerService().registerProcessingTimeTimer(nextPeriodWindowEnd(windowEnd, underlying));
     }
     if (b.size() > 0 || !b.options.isEmpty()) {
       book.update(b);
@@ -343,5 +350,18 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, PnlRecord> 
     }
     positionsRevalued.inc(revalued);
     revaluationNanos.inc(System.nanoTime() - started);
+  }
+
+  /** The marks of the instruments held on this equity (the equity's own when it is held itself). */
+  private static Map<String, MarkState> heldMarks(PositionBook b, String underlying) {
+    Map<String, MarkState> out = new LinkedHashMap<>();
+    for (PnlInput p : b.positions.values()) {
+      if (p.instrumentId.equals(underlying)) {
+        out.put(underlying, b.equityMark);
+      } else if (p.terms != null && p.terms.mark != null) {
+        out.put(p.instrumentId, p.terms.mark);
+      }
+    }
+    return out;
   }
 }

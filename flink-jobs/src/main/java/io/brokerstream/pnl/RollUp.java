@@ -12,8 +12,9 @@ import org.apache.flink.util.OutputTag;
 /**
  * Totals of an account (from its positions' deltas) or a member (from its accounts' deltas). Totals
  * move by deltas (exact longs), so a roll-up costs the same whatever the number of children and keeps
- * no copy of them; the record is emitted at most once per {@code coalesceMs}, so the hundred positions
- * of an account revalued in one window give one account record, not a hundred.
+ * no copy of them; the record is emitted at most once per {@code coalesceMs}, and only after a delta that
+ * moved it, so the hundred positions of an account revalued in one window give one account record, not a
+ * hundred, and a window that moved none of them gives none.
  *
  * <p>The full record is the main output (to Kafka). An account roll-up also passes its own move since
  * its last emission up to the member roll-up, on the side output {@link #MEMBER_DELTAS}.
@@ -46,6 +47,9 @@ public class RollUp extends KeyedProcessFunction<String, PnlDelta, PnlRecord> {
 
   @Override
   public void processElement(PnlDelta in, Context ctx, Collector<PnlRecord> out) throws Exception {
+    if (in.marketValueMicros == 0 && in.costBasisMicros == 0 && in.positions == 0) {
+      return; // nothing moved: nothing to tell
+    }
     PnlRecord sum = total.value();
     if (sum == null) {
       sum = new PnlRecord();

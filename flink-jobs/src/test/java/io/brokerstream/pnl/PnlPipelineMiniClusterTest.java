@@ -61,7 +61,7 @@ class PnlPipelineMiniClusterTest {
   }
 
   @Test
-  void positionsAccountsAndMembersComeOutOfTheJob() throws Exception {
+  void marksAccountsAndMembersComeOutOfTheJob() throws Exception {
     int maturity = (int) java.time.LocalDate.now().plusYears(1).toEpochDay();
     List<PnlInput> inputs = new ArrayList<>(List.of(
         PnlInput.volatility("EQ1", 0.25),
@@ -84,38 +84,52 @@ class PnlPipelineMiniClusterTest {
     env.setParallelism(2);
     DataStream<PnlInput> in = env.fromData(PnlInput.class, inputs.toArray(PnlInput[]::new)).setParallelism(1)
         .flatMap(new LingerAtEnd(inputs.size(), 3500)).setParallelism(1);
+    PnlPipeline.Outputs outputs = PnlPipeline.build(in, settings);
+    // one stream of both kinds, to collect: marks as PnlRecords of no scope carrying the mark's fields
+    DataStream<PnlRecord> all = outputs.marks().map(PnlPipelineMiniClusterTest::asRecord).union(outputs.rollUps());
     List<PnlRecord> out = new ArrayList<>();
-    try (CloseableIterator<PnlRecord> it = PnlPipeline.build(in, settings).all().executeAndCollect("pnl-minicluster")) {
+    try (CloseableIterator<PnlRecord> it = all.executeAndCollect("pnl-minicluster")) {
       it.forEachRemaining(out::add);
     }
 
-    List<PnlRecord> positions = out.stream().filter(r -> r.scope == PnlRecord.Scope.POSITION).toList();
-    assertThat(positions).extracting(PnlRecord::key).containsOnly("A1|EQ1", "A1|EQ2", "A2|OC1", "A3|EQ2");
-    // 100 ticks, one revaluation per position per window: once, or twice when a loaded machine let the
-    // ticks straddle a window boundary, never once per tick
-    Map<String, Long> revaluations = positions.stream()
-        .collect(java.util.stream.Collectors.groupingBy(PnlRecord::key, java.util.stream.Collectors.counting()));
-    assertThat(revaluations).hasSize(4);
-    assertThat(revaluations.values()).allSatisfy(n -> assertThat(n).isBetween(1L, 2L));
-    PnlRecord a1eq1 = last(out, PnlRecord.Scope.POSITION, "A1|EQ1");
-    assertThat(a1eq1.markPriceMicros).isEqualTo(Micros.parse("100.49"));
-    assertThat(a1eq1.unrealizedMicros).isEqualTo(Micros.parse("4.9"));
+    List<PnlRecord> marks = out.stream().filter(r -> r.scope == null).toList();
+    assertThat(marks).extracting(r -> r.instrumentId).containsOnly("EQ1", "EQ2", "OC1");
+    // 100 ticks, one mark per held instrument per window: once, or twice when a loaded machine let the
+    // ticks straddle a window boundary, never once per tick or per position
+    Map<String, Long> written = marks.stream()
+        .collect(java.util.stream.Collectors.groupingBy(r -> r.instrumentId, java.util.stream.Collectors.counting()));
+    assertThat(written).hasSize(3);
+    assertThat(written.values()).allSatisfy(n -> assertThat(n).isBetween(1L, 2L));
+    PnlRecord eq1 = marks.stream().filter(r -> r.instrumentId.equals("EQ1")).reduce((a, b) -> b).orElseThrow();
+    assertThat(eq1.markPriceMicros).isEqualTo(Micros.parse("100.49"));
+    long oc1 = marks.stream().filter(r -> r.instrumentId.equals("OC1")).reduce((a, b) -> b).orElseThrow().markPriceMicros;
 
     PnlRecord a1 = last(out, PnlRecord.Scope.ACCOUNT, "A1");
     long a1Expected = Micros.parse("4.9") + (-3) * (Micros.parse("45.49") - Micros.parse("50"));
     assertThat(a1.unrealizedMicros).isEqualTo(a1Expected);
     assertThat(a1.positions).isEqualTo(2);
     PnlRecord a2 = last(out, PnlRecord.Scope.ACCOUNT, "A2");
+    assertThat(a2.unrealizedMicros).isEqualTo(2 * 100 * (oc1 - Micros.parse("12")));
     PnlRecord m1 = last(out, PnlRecord.Scope.MEMBER, "M1");
     assertThat(m1.unrealizedMicros).isEqualTo(a1.unrealizedMicros + a2.unrealizedMicros);
     assertThat(m1.positions).isEqualTo(3);
     assertThat(last(out, PnlRecord.Scope.MEMBER, "M2").unrealizedMicros).isEqualTo(7 * Micros.parse("5.49"));
   }
 
+  static PnlRecord asRecord(MarkRecord m) {
+    PnlRecord r = new PnlRecord();
+    r.instrumentId = m.instrumentId;
+    r.underlyingId = m.underlyingId;
+    r.markPriceMicros = m.markMicros;
+    r.underlyingPriceMicros = m.underlyingPriceMicros;
+    r.windowEnd = m.windowEnd;
+    return r;
+  }
+
   static PnlRecord last(List<PnlRecord> out, PnlRecord.Scope scope, String key) {
     PnlRecord found = null;
     for (PnlRecord r : out) {
-      if (r.scope == scope && r.key().equals(key)) {
+      if (r.scope == scope && scope != null && r.key().equals(key)) {
         found = r;
       }
     }

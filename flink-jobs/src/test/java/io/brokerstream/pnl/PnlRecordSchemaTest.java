@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.avro.PnlScope;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
@@ -20,7 +21,7 @@ import java.util.List;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
-/** The job's edges: Avro in the Confluent wire format in, UnrealizedPnl out. */
+/** The job's edges: Avro in the Confluent wire format in, InstrumentMark and UnrealizedPnl out. */
 class PnlRecordSchemaTest {
   final InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
 
@@ -68,23 +69,56 @@ class PnlRecordSchemaTest {
   }
 
   @Test
-  void recordsEncodeAsUnrealizedPnlUnderTheirTopicsSubject() {
-    PnlInput p = PnlInput.position("A1", "M1", "OC1", "EQ1", 100, 2, Micros.parse("3.5"), 1);
-    PnlRecord r = Valuation.position(p, Micros.parse("101"), Micros.parse("4.123456"), 5000, 5010, 4100);
+  void rollUpsEncodeAsUnrealizedPnlUnderTheirTopicsSubject() {
+    PnlRecord r = new PnlRecord();
+    r.scope = PnlRecord.Scope.ACCOUNT;
+    r.memberId = "M1";
+    r.accountId = "A1";
+    r.marketValueMicros = Micros.parse("824.6912");
+    r.costBasisMicros = Micros.parse("700");
+    r.unrealizedMicros = Micros.parse("124.6912");
+    r.positions = 2;
+    r.windowEnd = 5000;
+    r.computedTs = 5010;
+    r.firstTickTs = 4100;
     var values = new PnlRecordSchema.Values("unused");
-    registry.register("pnl.positions-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
+    registry.register("pnl.accounts-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
     values.useRegistry(registry);
     byte[] bytes = values.serialize(r);
     assertThat(AvroCodec.schemaId(bytes)).isEqualTo(
-        registry.lookup("pnl.positions-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema())));
+        registry.lookup("pnl.accounts-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema())));
     UnrealizedPnl back = AvroCodec.specific(UnrealizedPnl.class, registry, false).decode(bytes);
-    assertThat(back.getScope()).isEqualTo(PnlScope.POSITION);
-    assertThat(back.getMarkPrice()).isEqualByComparingTo("4.123456");
+    assertThat(back.getScope()).isEqualTo(PnlScope.ACCOUNT);
+    assertThat(back.getAccountId()).isEqualTo("A1");
+    assertThat(back.getInstrumentId()).isNull();
     assertThat(back.getMarketValue()).isEqualByComparingTo("824.6912");
     assertThat(back.getCostBasis()).isEqualByComparingTo("700");
     assertThat(back.getUnrealizedPnl()).isEqualByComparingTo("124.6912");
+    assertThat(back.getPositions()).isEqualTo(2);
     assertThat(back.getFirstTickTs()).isEqualTo(Instant.ofEpochMilli(4100));
-    assertThat(new PnlRecordSchema.Keys().serialize(r)).isEqualTo("A1|OC1".getBytes());
-    assertThat(PnlRecordSchema.topic(r)).isEqualTo("pnl.positions");
+    assertThat(new PnlRecordSchema.Keys().serialize(r)).isEqualTo("A1".getBytes());
+    assertThat(PnlRecordSchema.topic(r)).isEqualTo("pnl.accounts");
+  }
+
+  @Test
+  void marksEncodeAsInstrumentMarksKeyedByTheirInstrument() {
+    MarkRecord m = new MarkRecord();
+    m.instrumentId = "OC1";
+    m.underlyingId = "EQ1";
+    m.underlyingPriceMicros = Micros.parse("101");
+    m.markMicros = Micros.parse("4.123456");
+    m.windowEnd = 5000;
+    m.computedTs = 5010;
+    var values = new MarkRecordSchema.Values("unused", MarkRecordSchema.MARKS);
+    registry.register("pnl.marks-value", RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
+    values.useRegistry(registry);
+    InstrumentMark back = AvroCodec.specific(InstrumentMark.class, registry, false).decode(values.serialize(m));
+    assertThat(back.getInstrumentId()).isEqualTo("OC1");
+    assertThat(back.getUnderlyingId()).isEqualTo("EQ1");
+    assertThat(back.getMarkPrice()).isEqualByComparingTo("4.123456");
+    assertThat(back.getUnderlyingPrice()).isEqualByComparingTo("101");
+    assertThat(back.getWindowEnd()).isEqualTo(Instant.ofEpochMilli(5000));
+    assertThat(back.getFirstTickTs()).isNull(); // no tick caused it
+    assertThat(new MarkRecordSchema.Keys().serialize(m)).isEqualTo("OC1".getBytes());
   }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Window semantics and revaluation, with Flink's keyed operator harness and a hand-driven clock. */
+/** Window semantics, marks and account deltas, with Flink's keyed operator harness and a hand-driven clock. */
 class RevaluerTest {
   static final long W = 1000;
   // 2026-01-01T00:00:00Z: options below mature a year later
@@ -29,7 +29,7 @@ class RevaluerTest {
   static final io.brokerstream.pricing.OptionPricer PRICER =
       new io.brokerstream.pricing.OptionPricer(RATE, MODEL.americanPutHorizonYears(), MODEL.daysPerYear());
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> h;
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
 
   @BeforeEach
   void open() throws Exception {
@@ -48,7 +48,8 @@ class RevaluerTest {
     h.processElement(input, 0L);
   }
 
-  List<PnlRecord> fire(long time) throws Exception {
+  /** Moves the clock: the marks written meanwhile. */
+  List<MarkRecord> fire(long time) throws Exception {
     h.getOutput().clear();
     h.setProcessingTime(time);
     return h.extractOutputValues();
@@ -60,112 +61,6 @@ class RevaluerTest {
 
   static PnlInput equity(String account, String id, long qty, String avgCost, long version) {
     return PnlInput.position(account, "M1", id, id, 1, qty, Micros.parse(avgCost), version);
-  }
-
-  @Test
-  void onlyTheLatestTickOfAWindowIsUsedAndEachPositionIsRevaluedOnce() throws Exception {
-    in(equity("A1", "EQ1", 10, "100", 1));
-    in(equity("A2", "EQ1", -4, "110", 1));
-    in(tick("EQ1", "101", T0 + 10));
-    in(tick("EQ1", "105.5", T0 + 20));
-    in(tick("EQ1", "103.25", T0 + 30)); // the latest: the two before it are skipped
-    assertThat(fire(T0 + W - 1)).isEmpty(); // the window is still open
-    List<PnlRecord> out = fire(T0 + W);
-    assertThat(out).hasSize(2);
-    PnlRecord a1 = out.stream().filter(r -> r.accountId.equals("A1")).findFirst().orElseThrow();
-    assertThat(a1.markPriceMicros).isEqualTo(Micros.parse("103.25"));
-    assertThat(a1.marketValueMicros).isEqualTo(Micros.parse("1032.5"));
-    assertThat(a1.costBasisMicros).isEqualTo(Micros.parse("1000"));
-    assertThat(a1.unrealizedMicros).isEqualTo(Micros.parse("32.5"));
-    assertThat(a1.windowEnd).isEqualTo(T0 + W);
-    assertThat(a1.firstTickTs).isEqualTo(T0 + 10);
-    PnlRecord a2 = out.stream().filter(r -> r.accountId.equals("A2")).findFirst().orElseThrow();
-    assertThat(a2.unrealizedMicros).isEqualTo(Micros.parse("27")); // short 4 at 110, now 103.25
-  }
-
-  @Test
-  void noTickNoWindowAndOlderTicksNeverReplaceNewerOnes() throws Exception {
-    in(equity("A1", "EQ1", 10, "100", 1));
-    assertThat(fire(T0 + 5 * W)).isEmpty(); // no price yet: nothing to value, no window
-    in(tick("EQ1", "120", T0 + 5 * W + 50));
-    in(tick("EQ1", "90", T0 + 5 * W + 10)); // late and older
-    assertThat(fire(T0 + 6 * W)).singleElement().extracting(r -> r.markPriceMicros).isEqualTo(Micros.parse("120"));
-    assertThat(fire(T0 + 9 * W)).isEmpty(); // quiet windows emit nothing
-    assertThat(h.numProcessingTimeTimers()).isZero();
-  }
-
-  @Test
-  void ticksOfOneKeyDoNotRevalueAnotherKey() throws Exception {
-    in(equity("A1", "EQ1", 10, "100", 1));
-    in(equity("A1", "EQ2", 5, "50", 1));
-    in(tick("EQ2", "55", T0 + 1));
-    assertThat(fire(T0 + W)).singleElement().satisfies(r -> {
-      assertThat(r.instrumentId).isEqualTo("EQ2");
-      assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("25"));
-    });
-  }
-
-  @Test
-  void optionsAreRevaluedWithTheirUnderlyingByTheModel() throws Exception {
-    in(PnlInput.volatility("EQ1", 0.2));
-    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
-    in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
-    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 2, Micros.parse("9"), 1));
-    in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, -1, Micros.parse("11"), 1));
-    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 3, Micros.parse("6"), 1));
-    in(equity("A1", "EQ1", 100, "95", 1));
-    in(tick("EQ1", "100", T0 + 1));
-    List<PnlRecord> out = fire(T0 + W);
-    assertThat(out).hasSize(4);
-    double years = PRICER.yearsToExpiry(MATURITY, T0 + W);
-    long call = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 100, years, RATE, 0.2));
-    PnlRecord longCall = find(out, "A1", "OC");
-    assertThat(longCall.markPriceMicros).isEqualTo(call);
-    assertThat(Micros.toModel(call)).isCloseTo(10.45, within(0.05)); // about a year: near the 10.4506 reference
-    assertThat(longCall.marketValueMicros).isEqualTo(2 * 100 * call);
-    assertThat(longCall.unrealizedMicros).isEqualTo(2 * 100 * call - 2 * 100 * Micros.parse("9"));
-    assertThat(find(out, "A2", "OC").unrealizedMicros).isEqualTo(-(100 * call) + 100 * Micros.parse("11"));
-    PnlRecord put = find(out, "A1", "OP");
-    long european = Micros.ofModel(BlackScholes.price(OptionType.PUT, 100, 100, years, RATE, 0.2));
-    assertThat(put.markPriceMicros).isGreaterThan(european); // American put: early exercise is worth something
-    assertThat(find(out, "A1", "EQ1").unrealizedMicros).isEqualTo(Micros.parse("500"));
-  }
-
-  @Test
-  void expiredOptionsAreWorthTheirIntrinsicValue() throws Exception {
-    int yesterday = (int) LocalDate.of(2025, 12, 31).toEpochDay();
-    in(PnlInput.volatility("EQ1", 0.3));
-    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), yesterday, 100));
-    in(PnlInput.optionTerms("OP", "EQ1", false, false, Micros.parse("90"), yesterday, 100));
-    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("12"), 1));
-    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 1, Micros.parse("1"), 1));
-    in(tick("EQ1", "100.123456", T0 + 1));
-    List<PnlRecord> out = fire(T0 + W);
-    assertThat(find(out, "A1", "OC").markPriceMicros).isEqualTo(Micros.parse("10.123456"));
-    assertThat(find(out, "A1", "OP").markPriceMicros).isZero();
-  }
-
-  @Test
-  void aChangedPositionIsRevaluedAtTheLastPriceAndAClosedOneIsEmittedAtOnce() throws Exception {
-    in(equity("A1", "EQ1", 10, "100", 1));
-    in(tick("EQ1", "110", T0 + 1));
-    fire(T0 + W);
-    in(equity("A1", "EQ1", 20, "105", 2));
-    in(equity("A1", "EQ1", 5, "1", 1)); // an older version replayed: ignored
-    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> {
-      assertThat(r.quantity).isEqualTo(20);
-      assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("100"));
-      assertThat(r.firstTickTs).isZero(); // no tick caused it
-    });
-    h.getOutput().clear();
-    in(equity("A1", "EQ1", 0, "0", 3));
-    assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
-      assertThat(r.quantity).isZero();
-      assertThat(r.positions).isZero();
-      assertThat(r.unrealizedMicros).isZero();
-    });
-    in(tick("EQ1", "111", T0 + 2 * W + 1));
-    assertThat(fire(T0 + 3 * W)).isEmpty(); // nothing held any more
   }
 
   Map<String, long[]> accountTotals = new HashMap<>();
@@ -186,6 +81,121 @@ class RevaluerTest {
       queue.clear();
     }
     return accountTotals;
+  }
+
+  /** An account's unrealized P&L as its roll-up has been told so far. */
+  long unrealized(String account) {
+    long[] t = drainDeltas().getOrDefault(account, new long[4]);
+    return t[0] - t[1];
+  }
+
+  @Test
+  void onlyTheLatestTickOfAWindowIsUsedAndTheMarkIsWrittenOnceWhateverHoldsIt() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(equity("A2", "EQ1", -4, "110", 1));
+    in(tick("EQ1", "101", T0 + 10));
+    in(tick("EQ1", "105.5", T0 + 20));
+    in(tick("EQ1", "103.25", T0 + 30)); // the latest: the two before it are skipped
+    assertThat(fire(T0 + W - 1)).isEmpty(); // the window is still open
+    MarkRecord mark = fire(T0 + W).stream().collect(onlyOne());
+    assertThat(mark.instrumentId).isEqualTo("EQ1");
+    assertThat(mark.markMicros).isEqualTo(Micros.parse("103.25"));
+    assertThat(mark.underlyingPriceMicros).isEqualTo(Micros.parse("103.25"));
+    assertThat(mark.windowEnd).isEqualTo(T0 + W);
+    assertThat(mark.firstTickTs).isEqualTo(T0 + 10);
+    assertThat(drainDeltas().get("A1")).containsExactly(Micros.parse("1032.5"), Micros.parse("1000"), 1, 1);
+    assertThat(unrealized("A2")).isEqualTo(Micros.parse("27")); // short 4 at 110, now 103.25
+  }
+
+  @Test
+  void noTickNoWindowAndOlderTicksNeverReplaceNewerOnes() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    assertThat(fire(T0 + 5 * W)).isEmpty(); // no price yet: nothing to value, no window
+    in(tick("EQ1", "120", T0 + 5 * W + 50));
+    in(tick("EQ1", "90", T0 + 5 * W + 10)); // late and older
+    assertThat(fire(T0 + 6 * W)).singleElement().extracting(r -> r.markMicros).isEqualTo(Micros.parse("120"));
+    assertThat(fire(T0 + 9 * W)).isEmpty(); // quiet windows emit nothing
+    assertThat(h.numProcessingTimeTimers()).isZero();
+  }
+
+  @Test
+  void aTickThatMovesNothingWritesNothing() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(tick("EQ1", "120", T0 + 1));
+    assertThat(fire(T0 + W)).hasSize(1);
+    drainDeltas();
+    in(tick("EQ1", "120", T0 + W + 1)); // the same price again
+    assertThat(fire(T0 + 2 * W)).isEmpty();
+    assertThat(drainDeltas().get("A1")[3]).isEqualTo(1); // nor does its account hear of it again
+  }
+
+  @Test
+  void ticksOfOneKeyDoNotRevalueAnotherKey() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(equity("A1", "EQ2", 5, "50", 1));
+    in(tick("EQ2", "55", T0 + 1));
+    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.instrumentId).isEqualTo("EQ2"));
+    assertThat(unrealized("A1")).isEqualTo(Micros.parse("25"));
+  }
+
+  @Test
+  void optionsAreValuedWithTheirUnderlyingByTheModelOnceAWindow() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OX", "EQ1", false, true, Micros.parse("80"), MATURITY, 100)); // held by nobody
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 2, Micros.parse("9"), 1));
+    in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, -1, Micros.parse("11"), 1));
+    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 3, Micros.parse("6"), 1));
+    in(equity("A1", "EQ1", 100, "95", 1));
+    in(tick("EQ1", "100", T0 + 1));
+    List<MarkRecord> out = fire(T0 + W);
+    assertThat(out).extracting(r -> r.instrumentId).containsExactlyInAnyOrder("OC", "OP", "EQ1");
+    double years = PRICER.yearsToExpiry(MATURITY, T0 + W);
+    long call = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 100, years, RATE, 0.2));
+    assertThat(find(out, "OC").markMicros).isEqualTo(call);
+    assertThat(find(out, "OC").underlyingPriceMicros).isEqualTo(Micros.parse("100"));
+    assertThat(find(out, "OC").underlyingId).isEqualTo("EQ1");
+    assertThat(Micros.toModel(call)).isCloseTo(10.45, within(0.05)); // about a year: near the 10.4506 reference
+    long european = Micros.ofModel(BlackScholes.price(OptionType.PUT, 100, 100, years, RATE, 0.2));
+    long put = find(out, "OP").markMicros;
+    assertThat(put).isGreaterThan(european); // American put: early exercise is worth something
+    assertThat(unrealized("A1")).isEqualTo(2 * 100 * (call - Micros.parse("9")) + 3 * 100 * (put - Micros.parse("6"))
+        + Micros.parse("500"));
+    assertThat(unrealized("A2")).isEqualTo(-(100 * call) + 100 * Micros.parse("11"));
+  }
+
+  @Test
+  void expiredOptionsAreWorthTheirIntrinsicValue() throws Exception {
+    int yesterday = (int) LocalDate.of(2025, 12, 31).toEpochDay();
+    in(PnlInput.volatility("EQ1", 0.3));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), yesterday, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, false, Micros.parse("90"), yesterday, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("12"), 1));
+    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 1, Micros.parse("1"), 1));
+    in(tick("EQ1", "100.123456", T0 + 1));
+    List<MarkRecord> out = fire(T0 + W);
+    assertThat(find(out, "OC").markMicros).isEqualTo(Micros.parse("10.123456"));
+    assertThat(find(out, "OP").markMicros).isZero();
+  }
+
+  @Test
+  void aChangedPositionIsRevaluedAtTheLastPriceAndAClosedOneLeavesItsAccountAtOnce() throws Exception {
+    in(equity("A1", "EQ1", 10, "100", 1));
+    in(tick("EQ1", "110", T0 + 1));
+    fire(T0 + W);
+    assertThat(unrealized("A1")).isEqualTo(Micros.parse("100"));
+    in(equity("A1", "EQ1", 20, "105", 2));
+    in(equity("A1", "EQ1", 5, "1", 1)); // an older version replayed: ignored
+    assertThat(fire(T0 + 2 * W)).isEmpty(); // the mark did not move: nothing for pnl.marks
+    assertThat(accountTotals.get("A1")[3]).isEqualTo(1);
+    assertThat(unrealized("A1")).isEqualTo(Micros.parse("100")); // 20 at 105, worth 110
+    assertThat(accountTotals.get("A1")).containsExactly(Micros.parse("2200"), Micros.parse("2100"), 1, 2);
+    in(equity("A1", "EQ1", 0, "0", 3));
+    assertThat(drainDeltas().get("A1")).containsExactly(0L, 0L, 0L, 3L); // at once, with no window
+    in(tick("EQ1", "111", T0 + 2 * W + 1));
+    assertThat(fire(T0 + 3 * W)).isEmpty(); // nothing held any more
+    assertThat(drainDeltas().get("A1")[3]).isEqualTo(3);
   }
 
   @Test
@@ -214,7 +224,7 @@ class RevaluerTest {
     in(tick("EQ1", "100", T0 + 1));
     assertThat(fire(T0 + W)).isEmpty(); // unpriceable for now
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
-    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markPriceMicros).isPositive());
+    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isPositive());
   }
 
   @Test
@@ -224,23 +234,25 @@ class RevaluerTest {
     in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("10"), 1));
     in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, 2, Micros.parse("10"), 1));
     in(tick("EQ1", "100", T0 + 1));
-    List<PnlRecord> first = fire(T0 + W);
-    assertThat(first).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(first.get(0).markPriceMicros));
+    assertThat(fire(T0 + W)).singleElement();
     // the strike moves (a corrected reference row): the positions are revalued with the new terms
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), MATURITY, 100));
     double years = PRICER.yearsToExpiry(MATURITY, T0 + 2 * W);
     long strike90 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.2));
-    assertThat(fire(T0 + 2 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(strike90));
+    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(strike90));
+    drainDeltas();
+    assertThat(unrealized("A2")).isEqualTo(2 * 100 * (strike90 - Micros.parse("10")));
     // so does the volatility, with no tick: the last price, the new volatility
     in(PnlInput.volatility("EQ1", 0.4));
     years = PRICER.yearsToExpiry(MATURITY, T0 + 3 * W);
     long vol40 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.4));
-    assertThat(fire(T0 + 3 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(vol40));
+    assertThat(fire(T0 + 3 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(vol40));
     // and a new price in the same terms
     in(tick("EQ1", "104", T0 + 3 * W + 1));
     years = PRICER.yearsToExpiry(MATURITY, T0 + 4 * W);
     long spot104 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 104, 90, years, RATE, 0.4));
-    assertThat(fire(T0 + 4 * W)).hasSize(2).allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(spot104));
+    assertThat(fire(T0 + 4 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(spot104));
+    assertThat(unrealized("A1")).isEqualTo(100 * (spot104 - Micros.parse("10")));
   }
 
   @Test
@@ -255,7 +267,8 @@ class RevaluerTest {
     h.initializeState(snapshot);
     h.open();
     h.setProcessingTime(T0 + 2);
-    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10")));
+    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("101")));
+    assertThat(unrealized("A1")).isEqualTo(Micros.parse("10"));
   }
 
   @Test
@@ -282,11 +295,11 @@ class RevaluerTest {
     java.util.TreeMap<Long, String> ends = new java.util.TreeMap<>(java.util.Map.of(endA, a, endB, b));
     for (var e : ends.entrySet()) {
       assertThat(fire(e.getKey() - 1)).as("before %s's window end", e.getValue()).isEmpty();
-      List<PnlRecord> out = fire(e.getKey());
+      List<MarkRecord> out = fire(e.getKey());
       assertThat(out).singleElement().satisfies(r -> {
         assertThat(r.instrumentId).isEqualTo(e.getValue());
         assertThat(r.windowEnd).isEqualTo(e.getKey());
-        assertThat(r.markPriceMicros).isEqualTo(Micros.parse(r.instrumentId.equals(a) ? "103" : "102"));
+        assertThat(r.markMicros).isEqualTo(Micros.parse(r.instrumentId.equals(a) ? "103" : "102"));
       });
     }
     // the next window of a is exactly one window long
@@ -306,8 +319,14 @@ class RevaluerTest {
     }
   }
 
-  static PnlRecord find(List<PnlRecord> out, String account, String instrument) {
-    return out.stream().filter(r -> r.accountId.equals(account) && r.instrumentId.equals(instrument))
-        .findFirst().orElseThrow(() -> new AssertionError("no record for " + account + "/" + instrument + " in " + out));
+  static MarkRecord find(List<MarkRecord> out, String instrument) {
+    return out.stream().filter(r -> r.instrumentId.equals(instrument)).collect(onlyOne());
+  }
+
+  static <T> java.util.stream.Collector<T, ?, T> onlyOne() {
+    return java.util.stream.Collectors.collectingAndThen(java.util.stream.Collectors.toList(), list -> {
+      assertThat(list).hasSize(1);
+      return list.get(0);
+    });
   }
 }

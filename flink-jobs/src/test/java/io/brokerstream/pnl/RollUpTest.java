@@ -101,4 +101,15 @@ class RollUpTest {
       assertThat(upward(h)).isEmpty(); // nothing above a member
     }
   }
+
+  @Test
+  void aDeltaThatMovesNothingEmitsNothing() throws Exception {
+    try (var h = harness(PnlRecord.Scope.ACCOUNT)) {
+      h.processElement(delta("M1", "A1", "0", "0", 0, 1000, 900), 0);
+      h.setProcessingTime(5000);
+      assertThat(h.extractOutputValues()).isEmpty();
+      assertThat(upward(h)).isEmpty();
+      assertThat(h.numProcessingTimeTimers()).isZero();
+    }
+  }
 }

@@ -3,7 +3,7 @@ package io.brokerstream.loadgen;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
-import io.brokerstream.avro.UnrealizedPnl;
+import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import java.io.BufferedReader;
@@ -46,7 +46,7 @@ public final class LoadGen {
     RestSchemaRegistry registry = new RestSchemaRegistry(plan.registryUrl());
     this.orderCodec = AvroCodec.specific(Order.class, registry, false);
     this.results = new ResultWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(OrderResult.class, registry, false));
-    this.pnl = new PnlWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(UnrealizedPnl.class, registry, false),
+    this.pnl = new PnlWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(InstrumentMark.class, registry, false),
         plan.pnlPartitionStride(), plan.pnlSampleOneIn());
     daemon(results, "results-watcher").start();
     daemon(pnl, "pnl-watcher").start();

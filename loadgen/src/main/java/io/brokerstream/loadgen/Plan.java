@@ -52,7 +52,7 @@ public record Plan(
     orderKafkaLogin = orderKafkaLogin == null ? "" : orderKafkaLogin;
     resultWaitMs = resultWaitMs <= 0 ? 10_000 : resultWaitMs;
     maxInFlight = maxInFlight <= 0 ? 4_000 : maxInFlight;
-    pnlPartitionStride = pnlPartitionStride <= 0 ? 4 : pnlPartitionStride;
-    pnlSampleOneIn = pnlSampleOneIn <= 0 ? 8 : pnlSampleOneIn;
+    pnlPartitionStride = pnlPartitionStride <= 0 ? 2 : pnlPartitionStride;
+    pnlSampleOneIn = pnlSampleOneIn <= 0 ? 2 : pnlSampleOneIn;
   }
 }

@@ -1,6 +1,6 @@
 package io.brokerstream.loadgen;
 
-import io.brokerstream.avro.UnrealizedPnl;
+import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.trace.Stages;
 import java.time.Duration;
@@ -15,23 +15,23 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Tick -> P&L committed, as a read_committed reader of pnl.positions sees it: for a sample of the
- * position records (every {@code stride}-th partition, one record in {@code oneIn}), the time from the
- * earliest tick the record covers to now, split into the P&L window (tick to window end), the
- * revaluation (window end to computed) and the commit (computed to visible). Reading every partition
- * would take a good share of the machine from the job being measured.
+ * Tick -> P&L visible, as a read_committed reader of pnl.marks sees it (a mark is what a position's P&L
+ * moves with): for a sample of the marks (every {@code stride}-th partition, one record in {@code oneIn}),
+ * the time from the earliest tick of its window to now, split into the P&L window (tick to window end),
+ * the revaluation (window end to computed) and the commit (computed to visible: the write, and with an
+ * exactly-once P&L job its checkpoint).
  */
 final class PnlWatcher implements Runnable, AutoCloseable {
   static final String[] NAMES = {"tick_to_pnl_committed", "pnl_window", "revaluation", "pnl_commit"};
 
   private final KafkaConsumer<byte[], byte[]> consumer;
-  private final AvroCodec<UnrealizedPnl> codec;
+  private final AvroCodec<InstrumentMark> codec;
   private final int oneIn;
   private volatile Latencies current = new Latencies(NAMES);
   private volatile boolean running = true;
   private long n;
 
-  PnlWatcher(String bootstrap, Map<String, String> kafka, AvroCodec<UnrealizedPnl> codec, int stride, int oneIn) {
+  PnlWatcher(String bootstrap, Map<String, String> kafka, AvroCodec<InstrumentMark> codec, int stride, int oneIn) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -42,7 +42,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
     this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.codec = codec;
     this.oneIn = oneIn;
-    List<TopicPartition> parts = consumer.partitionsFor("pnl.positions").stream()
+    List<TopicPartition> parts = consumer.partitionsFor("pnl.marks").stream()
         .filter(info -> info.partition() % stride == 0)
         .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
     consumer.assign(parts);
@@ -66,9 +66,9 @@ final class PnlWatcher implements Runnable, AutoCloseable {
             continue;
           }
           long now = Stages.nowMicros();
-          UnrealizedPnl v = codec.decode(r.value());
+          InstrumentMark v = codec.decode(r.value());
           if (v.getFirstTickTs() == null) {
-            continue; // a position change or a close, not a tick
+            continue; // a change of terms or volatility, not a tick
           }
           long tick = v.getFirstTickTs().toEpochMilli() * 1000;
           long windowEnd = v.getWindowEnd().toEpochMilli() * 1000;

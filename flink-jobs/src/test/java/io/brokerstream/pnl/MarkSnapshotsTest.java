@@ -19,20 +19,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The snapshot output: every position's latest value reaches it at most once per snapshot period, and
- * always within one period of being computed, ticks or not.
+ * The snapshot output: every held instrument's latest mark reaches it at most once per snapshot period,
+ * and always within one period of being computed, ticks or not.
  */
-class PositionSnapshotsTest {
+class MarkSnapshotsTest {
   static final long PERIOD = 5 * W; // T0 is on this grid: windows ending T0+W .. T0+4W share a period
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> h;
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
 
   @BeforeEach
   void open() throws Exception {
     h = harness(null);
   }
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, PnlRecord> harness(OperatorSubtaskState restore)
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(OperatorSubtaskState restore)
       throws Exception {
     var harness = new KeyedOneInputStreamOperatorTestHarness<>(
         new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, RevaluerTest.PRICER)),
@@ -55,7 +55,7 @@ class PositionSnapshotsTest {
   }
 
   /** Moves the clock; what the main and the snapshot output got meanwhile. */
-  record Out(List<PnlRecord> main, List<PnlRecord> snapshots) {}
+  record Out(List<MarkRecord> main, List<MarkRecord> snapshots) {}
 
   Out fire(long time) throws Exception {
     h.getOutput().clear();
@@ -64,10 +64,10 @@ class PositionSnapshotsTest {
       side.clear();
     }
     h.setProcessingTime(time);
-    List<PnlRecord> snapshots = new ArrayList<>();
+    List<MarkRecord> snapshots = new ArrayList<>();
     side = h.getSideOutput(Revaluer.SNAPSHOTS);
     if (side != null) {
-      for (StreamRecord<PnlRecord> r : side) {
+      for (StreamRecord<MarkRecord> r : side) {
         snapshots.add(r.getValue());
       }
     }
@@ -75,7 +75,7 @@ class PositionSnapshotsTest {
   }
 
   @Test
-  void everyWindowRecordsButOnlyThePeriodsFirstWindowSnapshots() throws Exception {
+  void everyWindowWritesItsMarksButOnlyThePeriodsFirstWindowSnapshots() throws Exception {
     h.setProcessingTime(T0);
     in(equity("A1", "EQ1", 10, "100", 1));
     in(equity("A2", "EQ1", -5, "100", 1));
@@ -83,10 +83,10 @@ class PositionSnapshotsTest {
     for (int n = 1; n <= 7; n++) {
       in(tick("EQ1", String.valueOf(100 + n), T0 + (n - 1) * W + 1));
       Out out = fire(T0 + n * W);
-      assertThat(out.main()).as("window %d", n).hasSize(2);
+      assertThat(out.main()).as("window %d", n).hasSize(1); // one instrument, however many positions
       if (!out.snapshots().isEmpty()) {
         snapshotted.add(n);
-        // the very records of that window, not a second valuation
+        // the very mark of that window, not a second valuation
         assertThat(out.snapshots()).containsExactlyInAnyOrderElementsOf(out.main());
       }
     }
@@ -101,6 +101,7 @@ class PositionSnapshotsTest {
     in(PnlInput.optionTerms("OP1", "EQ1", false, true, Micros.parse("100"), RevaluerTest.MATURITY, 100));
     in(equity("A1", "EQ1", 10, "100", 1));
     in(PnlInput.position("A1", "M1", "OP1", "EQ1", 100, 2, Micros.parse("5"), 1));
+    in(PnlInput.position("A2", "M1", "OP1", "EQ1", 100, 7, Micros.parse("5"), 1));
     in(tick("EQ1", "101", T0 + 1));
     assertThat(fire(T0 + W).snapshots()).hasSize(2);
     in(tick("EQ1", "107", T0 + W + 1)); // the equity's last tick
@@ -109,7 +110,7 @@ class PositionSnapshotsTest {
     assertThat(second.snapshots()).isEmpty();
     assertThat(fire(T0 + PERIOD - 1).main()).isEmpty();
     Out flushed = fire(T0 + PERIOD);
-    // the second window's records, field for field (the option's model value at that window's end, not
+    // the second window's marks, field for field (the option's model value at that window's end, not
     // a later one), on the snapshot output only: nothing was revalued
     assertThat(flushed.snapshots()).containsExactlyInAnyOrderElementsOf(second.main());
     assertThat(flushed.main()).isEmpty();
@@ -117,35 +118,19 @@ class PositionSnapshotsTest {
   }
 
   @Test
-  void aPositionChangedWithoutATickIsSnapshottedByThePeriod() throws Exception {
+  void aPositionChangedWithoutATickMovesNoMark() throws Exception {
     h.setProcessingTime(T0);
     in(equity("A1", "EQ1", 10, "100", 1));
     in(tick("EQ1", "101", T0 + 1));
     fire(T0 + W);
     h.setProcessingTime(T0 + W + 10);
-    in(equity("A1", "EQ1", 20, "100", 2)); // bought more: revalued at the next window end, last price
-    Out changed = fire(T0 + 2 * W);
-    assertThat(changed.main()).singleElement().satisfies(r -> assertThat(r.quantity).isEqualTo(20));
-    assertThat(changed.snapshots()).isEmpty();
-    assertThat(fire(T0 + PERIOD).snapshots()).containsExactlyElementsOf(changed.main());
-    assertThat(changed.main().get(0).unrealizedMicros).isEqualTo(Micros.parse("20"));
+    in(equity("A1", "EQ1", 20, "100", 2)); // bought more: its account moves, its instrument's mark does not
+    assertThat(fire(T0 + 2 * W)).isEqualTo(new Out(List.of(), List.of()));
+    assertThat(fire(T0 + PERIOD)).isEqualTo(new Out(List.of(), List.of()));
   }
 
   @Test
-  void aClosedPositionIsSnapshottedAtOnce() throws Exception {
-    h.setProcessingTime(T0);
-    in(equity("A1", "EQ1", 10, "100", 1));
-    in(tick("EQ1", "101", T0 + 1));
-    fire(T0 + W);
-    fire(T0 + W + 10);
-    var side = h.getSideOutput(Revaluer.SNAPSHOTS);
-    side.clear();
-    in(equity("A1", "EQ1", 0, "0", 2));
-    assertThat(side).singleElement().satisfies(r -> assertThat(r.getValue().quantity).isZero());
-  }
-
-  @Test
-  void afterARestoreEveryPositionIsSnapshottedAgain() throws Exception {
+  void afterARestoreEveryMarkIsWrittenAndSnapshottedAgain() throws Exception {
     h.setProcessingTime(T0);
     in(equity("A1", "EQ1", 10, "100", 1));
     in(equity("A2", "EQ1", 3, "100", 1));
@@ -157,13 +142,10 @@ class PositionSnapshotsTest {
     h.close();
     h = harness(state);
     h.setProcessingTime(T0 + 2 * W + 1);
-    // no more ticks: the timer set before the stop comes back with the state, and what the snapshot
-    // topic got before the stop is not known, so both positions are snapshotted, at the last price
-    assertThat(fire(T0 + PERIOD - 1).main()).isEmpty();
-    Out flushed = fire(T0 + PERIOD);
-    assertThat(flushed.snapshots()).hasSize(2)
-        .allSatisfy(r -> assertThat(r.markPriceMicros).isEqualTo(Micros.parse("102")));
-    // their last records are not known after the restore: revalued, so the main topic has them too
-    assertThat(flushed.main()).containsExactlyInAnyOrderElementsOf(flushed.snapshots());
+    // what the outputs got before the stop is not known: the next window writes the mark to both
+    in(tick("EQ1", "102", T0 + 2 * W + 2));
+    Out again = fire(T0 + 3 * W);
+    assertThat(again.main()).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("102")));
+    assertThat(again.snapshots()).containsExactlyElementsOf(again.main());
   }
 }
