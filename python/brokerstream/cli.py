@@ -395,6 +395,11 @@ def cmd_bench(cfg, args) -> int:
         return 0
     if args.which == "sink":
         from .bench import sink
+        if args.ceiling:
+            result = sink.ceiling(cfg, orders=args.orders or 100_000)
+            for line in result.lines():
+                print(f"[sink] {line}")
+            return 0
         result = sink.run(cfg, rate=args.rate or 5000, duration=args.duration)
         for line in result.lines():
             print(f"[sink] {line}")
@@ -409,7 +414,7 @@ def cmd_bench(cfg, args) -> int:
             rates = rates or [100.0, 1000.0]
             result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 8, tick_rate=args.tick_rate,
                                 http_max=args.http_max or 100, positions=args.positions if args.positions_given
-                                else 1000, settle=60, warmup_seconds=3,
+                                else 1000, settle=60, warmup_seconds=3, idle_seconds=5,
                                 ceiling_records=0 if args.no_ceiling else 300_000, architecture=args.architecture)
         else:
             result = system.run(cfg, rates=rates, step_seconds=args.step_seconds or 30, tick_rate=args.tick_rate,
@@ -618,10 +623,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "higher ones into Kafka (2000)")
     s.add_argument("--short", action="store_true", help="system: two short steps (under two minutes)")
     s.add_argument("--no-ceiling", action="store_true", help="system: skip Kafka's producer ceiling")
+    s.add_argument("--ceiling", action="store_true", help="sink: the order sync alone (its connector paused while "
+                   "--orders orders are decided, then resumed): rows/s and CPU per row")
     s.add_argument("--option-share", type=float, default=0.3, help="pnl: share of positions in options")
     s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
     s.add_argument("--orders", type=int, default=None, help="drain: measured orders (1,000,000); "
-                   "book: working orders (100,000)")
+                   "book: working orders (100,000); sink --ceiling: orders (100,000)")
     s.add_argument("--warmup", type=int, default=50_000, help="drain: orders before the measured ones")
     s.add_argument("--tick-rate", type=float, default=None,
                    help="price ticks per second meanwhile (drain, pnl, system: 10,000; gateway, cost: 1,000)")

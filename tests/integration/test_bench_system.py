@@ -76,6 +76,14 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
             assert hops.get(h, {}).get("count") == sampled["count"], (label, h, hops.get(h), sampled)
         total = sum(hops.get(h, {}).get("mean", 0.0) for h in ORDER_HOPS_TO_COMMIT)
         assert abs(total - sampled["mean"]) <= max(3.0, 0.05 * sampled["mean"]), (label, total, sampled)
+        # what an order cost, by service, API key, topic and table; the services add up to the kernel's count
+        assert s["cost_us"].get("streams", 0) > 0 and s["cost_us"].get("kafka", 0) > 0, (label, s["cost_us"])
+        assert s["per_order"]["records"].get("orders", 0) >= 0.9, (label, s["per_order"]["records"])
+        assert s["per_order"]["requests"].get("Produce", 0) > 0, (label, s["per_order"]["requests"])
+        assert s["per_order"]["rows"].get("order_results", 0) > 0.5, (label, s["per_order"]["rows"])
+        if s["kernel_cores"] is not None:  # a cpuacct hierarchy of its own (root on cgroup v1)
+            assert s["cost_check"] is None, (label, s["cost_check"])
+    assert "cost per order at step 2" in printed and "check: the services' CPU" in printed, printed
     assert body["kafka_ceiling"] > 0
 
     # stored in ClickHouse like every run (read by a process of its own: the embedded store has one owner)
@@ -83,7 +91,9 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
         [str(ROOT / ".venv" / "bin" / "python"), "-c",
          "import sys; from brokerstream import config; from brokerstream.analytics import store; "
          "c = store.connect(config.load()); "
-         f"print(c.query(\"SELECT count() FROM system_steps WHERE run_id = '{body['run_id']}'\").result_rows[0][0])"],
+         f"print(c.query(\"SELECT count() FROM system_steps WHERE run_id = '{body['run_id']}'\").result_rows[0][0]); "
+         f"print(c.query(\"SELECT uniqExact(step) FROM cost_lines WHERE run_id = '{body['run_id']}' "
+         f"AND kind = 'cpu_us'\").result_rows[0][0])"],
         env={**stack_env, "PYTHONPATH": str(ROOT / "python")}, text=True, capture_output=True, timeout=120)
     assert check.returncode == 0, check.stderr
-    assert int(check.stdout.strip().splitlines()[-1]) == len(steps)
+    assert [int(x) for x in check.stdout.strip().splitlines()[-2:]] == [len(steps), len(steps)]

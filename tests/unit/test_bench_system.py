@@ -99,3 +99,16 @@ def test_the_ceiling_is_read_from_the_tools_summary_line():
     assert ceiling.parse(out) == 212345.6
     with pytest.raises(RuntimeError):
         ceiling.parse("Exception in thread main")
+
+
+def test_each_steps_cost_is_printed_by_service_api_key_topic_and_table_with_its_check():
+    s = step(index=2, rate=1000, cpu_cores={"streams": 0.5, "kafka": 0.3}, cost_us={"streams": 450.0, "kafka": 250.5},
+             per_order={"requests": {"Produce": 0.3, "Fetch": 0.2}, "records": {"orders": 1.0, "order-results": 1.0},
+                        "bytes": {"orders": 100.0}, "rows": {"order_results": 1.0}},
+             kernel_cores=0.81, cost_check=None)
+    out = "\n".join(system.cost_lines([s]))
+    assert "cost per order at step 2 (1,000/s, ticks included, idle subtracted): CPU 700 us: streams 450, kafka 250" in out
+    assert "broker requests 0.50: Produce 0.30, Fetch 0.20" in out
+    assert "records to Kafka 2.00" in out and "rows to Postgres 1.00: order_results 1.00" in out
+    assert "the services' CPU 0.80 cores, the kernel's count for the stack 0.81: they add up" in out
+    assert system.cost_lines([step(index=1)]) == []  # a step without figures prints none

@@ -116,7 +116,8 @@ class Architecture:
             job = flink.live(PNL_JOB)
             if job is None:
                 return 0
-            return int(flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"])["positionsRevalued"])
+            # the REST API lists a counter only once its metric fetcher has seen it
+            return int(flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"]).get("positionsRevalued", 0))
         from ..launcher.services.baseline import Baseline
         from ..launcher.layout import Layout
         metrics = Baseline(cfg, Layout(cfg)).metrics()

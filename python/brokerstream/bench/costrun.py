@@ -88,7 +88,8 @@ def _tick_process(cfg: Config, seed: int, rate: float, stop) -> None:
 
 
 def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: float = 30, positions: int = 20_000,
-        idle_seconds: float = 20, settle: float = 120, seed: int = 29, budget: dict | None = None,
+        idle_seconds: float = 20, warmup_seconds: float = 20, settle: float = 120, seed: int = 29,
+        budget: dict | None = None,
         progress=print) -> CostResult:
     from ..flinkjobs import PNL_JOB, Flink
     from .drain import open_prices
@@ -121,8 +122,9 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
     try:
         if rate > 0:
             client = LoadClient(cfg, plan(cfg, data, seed=seed, trace_one_in=100), cpu)
-            progress("[cost] warm-up: 10 s through the gateway at 200 orders/s")
-            client.step("http", 200.0, 10, "costw" + uuid.uuid4().hex[:6], 30)
+            # a just-started JVM compiles its hot paths over the first tens of thousands of orders
+            progress(f"[cost] warm-up: {warmup_seconds:.0f} s through the gateway at {rate:,.0f} orders/s")
+            client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
             _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
             progress(f"[cost] orders alone: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
             a = meter.read()
@@ -146,7 +148,7 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
         proc.start()
         cpu.place("clients", [proc.pid])
         try:
-            time.sleep(10)  # the generator and the windows warm up
+            time.sleep(max(10.0, warmup_seconds / 2))  # the generator and the windows warm up
             a = meter.read()
             time.sleep(seconds)
             b_ticks = meter.read().broker.get(("records", "price-ticks"), 0.0)
@@ -173,7 +175,7 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
                                           conditions="no orders, no ticks"))
     return CostResult(run_id, idle, orders, ticks, budget, started,
                       {"rate": rate, "tick_rate": tick_rate, "seconds": seconds, "positions": positions,
-                       "idle_seconds": idle_seconds, "seed": seed})
+                       "idle_seconds": idle_seconds, "warmup_seconds": warmup_seconds, "seed": seed})
 
 
 def store(cfg: Config, result: CostResult) -> None:

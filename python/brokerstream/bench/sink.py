@@ -80,3 +80,70 @@ def run(cfg: Config, *, rate: float = 5000, duration: float = 30, seed: int = 31
 def write(result: SinkResult, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result.__dict__, indent=2))
+
+
+# --- the Postgres sync alone ----------------------------------------------------------------------
+@dataclass
+class CeilingResult:
+    connector: str
+    rows: int
+    seconds: float
+    connect_cpu_s: float
+    postgres_cpu_s: float
+    settings: str
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.rows / self.seconds
+
+    def lines(self) -> list[str]:
+        return [f"{self.connector} alone ({self.settings}): {self.rows:,} rows in {self.seconds:.1f} s = "
+                f"{self.rows_per_s:,.0f} rows/s",
+                f"  Connect {self.connect_cpu_s / self.rows * 1e6:,.0f} us of CPU per row "
+                f"({self.rows / max(self.connect_cpu_s, 1e-9):,.0f} rows per Connect core-second), "
+                f"Postgres {self.postgres_cpu_s / self.rows * 1e6:,.0f} us per row"]
+
+
+def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=print) -> CeilingResult:
+    """The order sync measured alone: its connector paused while `orders` orders are decided, then resumed;
+    rows/s until Postgres holds every result, and the CPU Connect and Postgres spent on them."""
+    from ..analytics.collector import process_usage
+    from ..connectors import Connect, load_specs
+    from ..launcher.layout import Layout
+    connector = "sink-orders"
+    data = pgload.read(cfg)
+    if not data.accounts:
+        raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
+    progress("[sink] opening prices")
+    open_prices(cfg, data, seed)
+    connect = Connect(cfg.connect_url)
+    connect.pause(connector)
+    tag = f"ceil{int(time.time())}"
+    gen = OrderGenerator(data, seed, run_tag=tag)
+    try:
+        progress(f"[sink] {orders:,} orders decided while {connector} is paused")
+        report = produce_orders(cfg, (gen.next() for _ in range(orders)))
+        wait_drained(cfg, timeout=600)
+        time.sleep(3)
+    except BaseException:
+        connect.resume(connector)
+        raise
+    layout, procs = Layout(cfg), {}
+    pids = {s: layout.pidfile(s).live_pid() for s in ("connect", "postgres")}
+    cpu0 = {s: process_usage(procs, p)[0] for s, p in pids.items()}
+    t0 = time.monotonic()
+    connect.resume(connector)
+    with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+        deadline = t0 + 600
+        while conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s",
+                           (tag + "%",)).fetchone()[0] < report.produced:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{connector} did not write every result within 600 s")
+            time.sleep(0.2)
+    seconds = time.monotonic() - t0
+    cpu = {s: process_usage(procs, p)[0] - cpu0[s] for s, p in pids.items()}
+    spec = next(s for s in load_specs() if s.name == connector)
+    url = spec.config["connection.url"]
+    settings = (f"batch.size {spec.config.get('batch.size')}, "
+                f"{'reWriteBatchedInserts' if 'reWriteBatchedInserts=true' in url else 'batched statements'}")
+    return CeilingResult(connector, report.produced, seconds, cpu["connect"], cpu["postgres"], settings)

@@ -47,6 +47,7 @@ from ..gen.refdata import api_key
 from ..launcher.cpugroups import CpuGroups
 from ..launcher.layout import Layout
 from ..analytics.collector import GROUPS
+from . import cost
 from .probe import StackProbe, log_end_total, slope
 from .stats import summary
 
@@ -88,6 +89,13 @@ class StepResult:
     pnl_calcs_per_s: float = float("nan")
     failures: list = field(default_factory=list)
     http_failures: list = field(default_factory=list)
+    # what an order cost in the step (ticks included, idle subtracted): CPU microseconds by service; broker
+    # requests by API key, records and bytes written by topic, Postgres rows by table, each per order;
+    # the stack's cores by the kernel's count (cpuacct), beside the services' own sum
+    cost_us: dict = field(default_factory=dict)
+    per_order: dict = field(default_factory=dict)
+    kernel_cores: float | None = None
+    cost_check: str | None = None
 
     @property
     def sustained(self) -> bool:
@@ -149,6 +157,7 @@ class SystemResult:
             out.append(f"Kafka's own producer ceiling here (ProducerPerformance, 150 B, acks=all, idempotent, "
                        f"lz4, linger 5 ms): {self.kafka_ceiling:,.0f} records/s; sustained capacity / ceiling = "
                        f"{cap / self.kafka_ceiling:.3f}")
+        out += cost_lines(self.steps)
         best = next((s for s in reversed(self.steps) if s.sustained), self.steps[-1] if self.steps else None)
         if best:
             out.append(f"per service at step {best.index} ({best.rate:,.0f}/s): cores "
@@ -157,6 +166,30 @@ class SystemResult:
             out.append("  RSS MB: " + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(best.rss_mb.items())))
             out += hop_lines(best)
         return out
+
+
+def cost_lines(steps: list[StepResult], top: int = 6) -> list[str]:
+    """Each step's cost per order (ticks included, idle subtracted): CPU by service, broker requests by API
+    key, records written by topic, Postgres rows by table; and whether the services add up."""
+    out = []
+    for s in steps:
+        if not s.cost_us:
+            continue
+        total = sum(s.cost_us.values())
+        out.append(f"cost per order at step {s.index} ({s.rate:,.0f}/s, ticks included, idle subtracted): CPU "
+                   f"{total:,.0f} us: " + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.cost_us.items(),
+                                                                                     key=lambda kv: -kv[1]) if v >= 1))
+        for kind, what in (("requests", "broker requests"), ("records", "records to Kafka"),
+                           ("rows", "rows to Postgres")):
+            per = s.per_order.get(kind, {})
+            if per:
+                shown = sorted(per.items(), key=lambda kv: -kv[1])[:top]
+                out.append(f"  {what} {sum(per.values()):.2f}: " + ", ".join(f"{k} {v:.2f}" for k, v in shown)
+                           + (f", {len(per) - len(shown)} more" if len(per) > len(shown) else ""))
+        if s.kernel_cores is not None:
+            out.append(f"  check: the services' CPU {sum(s.cpu_cores.values()):.2f} cores, the kernel's count for "
+                       f"the stack {s.kernel_cores:.2f}: " + (s.cost_check or "they add up"))
+    return out
 
 
 def _p(summary: dict, key: str = "p99") -> str:
@@ -373,7 +406,7 @@ def lag_report(series: dict, slo: dict) -> dict:
 
 # --- the run --------------------------------------------------------------------------------------------
 def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 30, tick_rate: float = 10_000,
-        http_max: float = 2000, positions: int = 20_000, settle: float = 60, seed: int = 17,
+        http_max: float = 2000, positions: int = 20_000, settle: float = 60, seed: int = 17, idle_seconds: float = 15,
         warmup_seconds: float = 10, ceiling_records: int = 2_000_000, stop_after_failures: int = 2,
         architecture: str = "streams", progress=print) -> SystemResult:
     from ..bench.drain import open_prices
@@ -418,6 +451,8 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
     ticks = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop_ticks, tick_rates), daemon=True)
     client = probe = None
     steps: list[StepResult] = []
+    step_costs: list[tuple[int, cost.Cost]] = []
+    idle = None
     kafka_ceiling = 0.0
     try:
         progress(f"[system] opening prices ({arch.app})")
@@ -428,6 +463,16 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             progress(f"[system] {positions:,} open positions for the "
                      + ("P&L job" if streams else "baseline's price threads"))
             open_positions()
+        # the stopped streams app's group only falls behind in a baseline run: its lag is not the system's
+        groups = list(GROUPS) if streams else [architectures.baseline_setting(cfg, "groups.orders"),
+                                               architectures.baseline_setting(cfg, "groups.prices"),
+                                               *(g for g in GROUPS if g != architectures.STREAMS_GROUP)]
+        meter = cost.Meter(cfg, service_names(cfg))
+        progress(f"[system] idle stack: {idle_seconds:.0f} s before any load (subtracted from each step's cost)")
+        _wait_settled(cfg, groups, settle, floor=200)
+        a = meter.read()
+        time.sleep(idle_seconds)
+        idle = cost.Cost.between(a, meter.read(), label="idle", unit="second", units=idle_seconds)
         if ceiling_records:
             progress(f"[system] Kafka's producer ceiling (ProducerPerformance, {ceiling_records:,} records)")
             from .ceiling import measure
@@ -437,10 +482,6 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             ticks.start()
             cpu.place("clients", [ticks.pid])
         client = LoadClient(cfg, plan(cfg, data, seed=seed, trace_one_in=100), cpu)
-        # the stopped streams app's group only falls behind in a baseline run: its lag is not the system's
-        groups = list(GROUPS) if streams else [architectures.baseline_setting(cfg, "groups.orders"),
-                                               architectures.baseline_setting(cfg, "groups.prices"),
-                                               *(g for g in GROUPS if g != architectures.STREAMS_GROUP)]
         probe = StackProbe(cfg, service_names(cfg), groups=groups)
         probe.start()
         if warmup_seconds:
@@ -461,7 +502,11 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             tick_cpu0 = _cpu_seconds(ticks.pid) if tick_rate > 0 else 0.0
             revalued0, m0 = arch.revalued(cfg), time.monotonic()
             t0 = dt.datetime.now(dt.timezone.utc)
+            reading0 = meter.read()
             answer = client.step(mode, rate, step_seconds, step_tag, settle)
+            # the step's window: from its first order until its last result (the client waits for them)
+            step_cost = cost.Cost.between(reading0, meter.read(), label=f"step {i}", unit="order",
+                                          units=max(answer["sent"], 1))
             pnl_per_s = (arch.revalued(cfg) - revalued0) / max(time.monotonic() - m0, 1e-9)
             if not streams:
                 # the watcher reads the P&L job's output, which is not the baseline's work
@@ -491,7 +536,11 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 client_cpu_cores=answer["client_cpu_seconds"] / max(answer["send_seconds"], 1e-9),
                 ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9), max_late_ms=answer["max_late_ms"],
                 offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo),
-                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]), pnl_calcs_per_s=pnl_per_s)
+                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]), pnl_calcs_per_s=pnl_per_s,
+                cost_us=step_cost.us_per_unit(idle),
+                per_order={k: step_cost.per_unit(k) for k in ("requests", "records", "bytes", "rows")},
+                kernel_cores=step_cost.kernel_stack_cores, cost_check=cost.check_adds_up(step_cost))
+            step_costs.append((i, step_cost))
             judge(step, slo, window_ms)
             steps.append(step)
             progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {},
@@ -516,7 +565,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
     settings = {"rates": rates, "step_seconds": step_seconds, "tick_rate": tick_rate, "http_max": http_max,
                 "positions": positions, "settle": settle, "seed": seed, "slo": slo, "architecture": arch.name}
     result = SystemResult(run_id, tick_rate, positions, window_ms, kafka_ceiling, steps, settings, arch.name)
-    store(cfg, result, started, probe)
+    store(cfg, result, started, probe, [(i, c, idle) for i, c in step_costs])
     return result
 
 
@@ -562,7 +611,8 @@ def hop_rows(run_id: str, s: StepResult) -> list[list]:
     return rows
 
 
-def store(cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None) -> None:
+def store(cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None,
+          costs: list | None = None) -> None:
     from ..analytics import store as chstore
     from ..load.driver import new_record
     record = new_record(cfg, "system", "steps", json.dumps(result.settings, default=str), result.settings["seed"], 1)
@@ -583,6 +633,9 @@ def store(cfg: Config, result: SystemResult, started: dt.datetime, probe: StackP
         if probe.lag_rows:
             client.insert("lag_samples", [[result.run_id, *r] for r in probe.lag_rows],
                           column_names=["run_id", "ts", "group_name", "lag"])
+    if costs:
+        client.insert("cost_lines", [r for i, c, idle in costs for r in cost.rows(result.run_id, i, "step", c, idle)],
+                      column_names=cost.COST_COLUMNS)
     figures = {"sustained_capacity": result.sustained_capacity, "gateway_capacity": result.gateway_capacity,
                "kafka_ceiling": result.kafka_ceiling}
     if result.kafka_ceiling:

@@ -11,6 +11,7 @@ import io.brokerstream.streams.gateway.OrderSubmitter;
 import io.brokerstream.streams.gateway.PendingOrders;
 import io.brokerstream.streams.gateway.ResultWaiters;
 import io.brokerstream.streams.topology.FastTriggers;
+import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.OrderTopology;
 import io.brokerstream.streams.topology.ReferenceCache;
 import java.nio.file.Path;
@@ -57,6 +58,7 @@ public final class BrokerApp {
         settings.getLong("gateway.pending-ttl-ms"), System::currentTimeMillis);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     ReferenceCache cache = new ReferenceCache();
+    LocalResults results = new LocalResults();
     FastTriggers fastTriggers = settings.getBoolean("orders.fast-triggers")
         ? new FastTriggerProducer(settings.get("kafka.bootstrap"), ClientLogin.load(settings.get("kafka.login")),
             serdes.of(OrderTrigger.class).serializer())
@@ -64,7 +66,7 @@ public final class BrokerApp {
     Topology topology = OrderTopology.build(settings, serdes, props, (key, result) -> {
       pending.decided(key);
       waiters.complete(key, result);
-    }, cache, fastTriggers);
+    }, cache, fastTriggers, results);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -88,7 +90,7 @@ public final class BrokerApp {
         AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")),
         AvroCodec.specific(OrderCommand.class, registry, settings.getBoolean("registry.auto-register")),
         settings.getInt("gateway.linger-ms"), settings.get("gateway.compression"));
-    Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache);
+    Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache, results);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down");
       // Each part closes whatever another one threw: Kafka Streams above all must close, or its state

@@ -15,6 +15,7 @@ import io.brokerstream.streams.Topics;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
+import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.ReferenceCache;
 import io.brokerstream.streams.topology.StoreNames;
 import io.brokerstream.streams.http.EdgeLimits;
@@ -132,14 +133,17 @@ public final class Gateway implements AutoCloseable {
   private final PollLimits polls;
   private final ResultPolls resultPolls;
   private final AtomicLong traced = new AtomicLong();
+  private final ReferenceCache cache;
 
   public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
-      PendingOrders pending, ReferenceCache cache) {
+      PendingOrders pending, ReferenceCache cache, LocalResults results) {
     this.pending = pending;
     this.streams = streams;
     this.submitter = submitter;
     this.waiters = waiters;
-    this.queries = new Queries(streams, new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")));
+    this.queries = new Queries(streams, new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")),
+        results);
+    this.cache = cache;
     this.apiKeys = new ApiKeys(hash -> cache.get(StoreNames.API_KEYS, hash, queries::apiKey),
         id -> cache.get(StoreNames.MEMBERS, id, queries::member));
     this.requests = new OrderRequests(json);
@@ -284,7 +288,8 @@ public final class Gateway implements AutoCloseable {
 
   /** 403 for another member's account; an unknown account goes to the flow, which rejects it. */
   private void authorizeAccount(String member, String accountId) {
-    AccountEntry account = queries.account(accountId);
+    // the flow's own decoded copy (dropped by the accounts store's updater on every change)
+    AccountEntry account = cache.get(StoreNames.ACCOUNTS, accountId, queries::account);
     if (account != null && !account.memberId().equals(member)) {
       throw new HttpError(403, "account " + accountId + " is not one of your accounts");
     }

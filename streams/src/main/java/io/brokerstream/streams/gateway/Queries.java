@@ -7,6 +7,7 @@ import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.state.OpenOrder;
+import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -28,11 +30,13 @@ final class Queries {
   private static final Serializer<String> KEYS = Serdes.String().serializer();
   private final KafkaStreams streams;
   private final HostInfo self;
+  private final LocalResults local;
   private final ConcurrentHashMap<String, ReadOnlyKeyValueStore<String, ?>> globals = new ConcurrentHashMap<>();
 
-  Queries(KafkaStreams streams, HostInfo self) {
+  Queries(KafkaStreams streams, HostInfo self, LocalResults local) {
     this.streams = streams;
     this.self = self;
+    this.local = local;
   }
 
   HostInfo self() {
@@ -54,6 +58,14 @@ final class Queries {
 
   // Timestamped stores queried as plain key-value stores answer plain values.
   OrderResult result(KeyQueryMetadata meta, String orderId) {
+    KeyValueStore<String, OrderResult> open = local.store(meta.partition());
+    if (open != null) {
+      try {
+        return open.get(orderId);
+      } catch (InvalidStateStoreException e) {
+        // closing under this read (the task moves): ask Kafka Streams, which knows where it went
+      }
+    }
     return this.<OrderResult>partitionStore(StoreNames.ORDER_RESULTS, meta.partition()).get(orderId);
   }
 

@@ -60,15 +60,15 @@ public final class OrderTopology {
 
   public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
       BiConsumer<String, OrderResult> onResult) {
-    return build(settings, serdes, streamsProps, onResult, new ReferenceCache(), FastTriggers.NONE);
+    return build(settings, serdes, streamsProps, onResult, new ReferenceCache(), FastTriggers.NONE, new LocalResults());
   }
 
   /**
-   * With the cache of decoded reference data the gateway shares (API keys, members), and where the book
-   * sends its triggers' fast copies.
+   * With the cache of decoded reference data the gateway shares (API keys, members), where the book
+   * sends its triggers' fast copies, and where the results stores are found by the gateway.
    */
   public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
-      BiConsumer<String, OrderResult> onResult, ReferenceCache cache, FastTriggers fast) {
+      BiConsumer<String, OrderResult> onResult, ReferenceCache cache, FastTriggers fast, LocalResults results) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
@@ -126,15 +126,15 @@ public final class OrderTopology {
         .process(() -> new BookProcessor(decider, cache, fast), Named.as("book"), StoreNames.RESTING_BOOK)
         .to(Topics.ORDER_TRIGGERS, Produced.with(keys, serdes.of(OrderTrigger.class)));
 
-    // Results by member|order id; the order-results topic itself is the changelog (topology optimization).
-    builder.table(Topics.ORDER_RESULTS, Consumed.with(keys, serdes.result()),
-            Materialized.<String, OrderResult, KeyValueStore<Bytes, byte[]>>as(StoreNames.ORDER_RESULTS)
-                .withKeySerde(keys).withValueSerde(serdes.result()).withCachingDisabled())
-        .toStream()
-        // wake the gateway's long polls waiting for these orders
-        .foreach(onResult::accept);
-
     Topology topology = builder.build(streamsProps);
+
+    // Results by member|order id, from the committed order-results topic, which is also what the store is
+    // restored from; each wakes the gateway's long polls waiting for it.
+    topology.addReadOnlyStateStore(
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
+            .withCachingDisabled(),
+        "results-source", null, keys.deserializer(), serdes.result().deserializer(), Topics.ORDER_RESULTS,
+        "results", () -> new ResultsProcessor(results, onResult));
 
     // The decision: one order at a time per member, exactly once; a working order's trigger or cancel in
     // the same task, on the same stores.

@@ -48,6 +48,7 @@ final class FlowFixture implements AutoCloseable {
   final AppSerdes serdes;
   final TopologyTestDriver driver;
   final List<OrderResult> notified = new ArrayList<>();
+  final LocalResults localResults = new LocalResults();
   private final Path stateDir;
   private final TestInputTopic<String, Member> members;
   private final TestInputTopic<String, Account> accounts;
@@ -93,7 +94,7 @@ final class FlowFixture implements AutoCloseable {
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     driver = new TopologyTestDriver(OrderTopology.build(settings, serdes, props, (id, r) -> notified.add(r),
-        new ReferenceCache(), fast), props,
+        new ReferenceCache(), fast, localResults), props,
         NOW);
     StringSerializer keys = new StringSerializer();
     members = driver.createInputTopic(Topics.REF_MEMBERS, keys, serdes.member().serializer());

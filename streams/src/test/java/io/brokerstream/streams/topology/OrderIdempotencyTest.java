@@ -59,9 +59,9 @@ class OrderIdempotencyTest {
     assertThat(record.key()).isEqualTo("M2|same-id");
     assertThat(record.value().getMemberId()).isEqualTo("M2");
     assertThat(record.value().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
-    var store = flow.driver.<String, OrderResult>getTimestampedKeyValueStore(StoreNames.ORDER_RESULTS);
-    assertThat(store.get("M1|same-id").value()).isEqualTo(mine);
-    assertThat(store.get("M2|same-id").value().getQuantity()).isEqualTo(3);
+    var store = flow.driver.<String, OrderResult>getKeyValueStore(StoreNames.ORDER_RESULTS);
+    assertThat(store.get("M1|same-id")).isEqualTo(mine);
+    assertThat(store.get("M2|same-id").getQuantity()).isEqualTo(3);
     assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(10);
     assertThat(flow.position("B1", "EQ1").quantity()).isEqualTo(3);
   }
