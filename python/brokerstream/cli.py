@@ -396,9 +396,10 @@ def cmd_bench(cfg, args) -> int:
     if args.which == "sink":
         from .bench import sink
         if args.ceiling:
-            result = sink.ceiling(cfg, orders=args.orders or 100_000)
-            for line in result.lines():
-                print(f"[sink] {line}")
+            print(f"[sink] each sink alone on {sink.CEILING_TOPICS} (a row per order, upserted by "
+                  f"{sink.CEILING_KEY}); every other service on, no ticks:")
+            for r in sink.ceiling(cfg, orders=args.orders or 100_000):
+                print(f"[sink] {r.line()}")
             return 0
         result = sink.run(cfg, rate=args.rate or 5000, duration=args.duration)
         for line in result.lines():
@@ -623,8 +624,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "higher ones into Kafka (2000)")
     s.add_argument("--short", action="store_true", help="system: two short steps (under two minutes)")
     s.add_argument("--no-ceiling", action="store_true", help="system: skip Kafka's producer ceiling")
-    s.add_argument("--ceiling", action="store_true", help="sink: the order sync alone (its connector paused while "
-                   "--orders orders are decided, then resumed): rows/s and CPU per row")
+    s.add_argument("--ceiling", action="store_true", help="sink: each Postgres sink alone (Debezium's JDBC sink, then "
+                   "ours) on --orders orders decided while it waits: rows/s and CPU per row")
     s.add_argument("--option-share", type=float, default=0.3, help="pnl: share of positions in options")
     s.add_argument("--window-ms", type=int, help="pnl: redeploy the job with this window for the run")
     s.add_argument("--orders", type=int, default=None, help="drain: measured orders (1,000,000); "

@@ -130,9 +130,10 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
         time.sleep(0.5)
 
 
-# Connectors an earlier layout shipped and this one does not: removed where they are still registered
-# (Postgres now gets marks, and views add positions up, instead of a synced row per position, account, member).
-RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members")
+# Connectors an earlier layout shipped and this one does not: removed where they are still registered.
+# Postgres now gets marks, and views add positions up, instead of a synced row per position, account and
+# member; one sink writes everything the order flow writes (results, realized P&L, positions, events).
+RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members", "sink-positions", "sink-order-events")
 
 
 def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0,

@@ -61,7 +61,7 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
         assert s["outcomes"]["accepted"] + s["outcomes"]["rejected"] == s["sent"], (label, s["outcomes"])
         assert s["outcomes"]["unsynced_in_postgres"] == 0, (label, s["outcomes"])
         # lags measured for the order flow, the P&L job and the sinks
-        for group in ("brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-positions"):
+        for group in ("brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"):
             assert group in s["lags"], (label, sorted(s["lags"]))
         assert s["cpu_cores"].get("streams", 0) > 0 and s["cpu_cores"].get("kafka", 0) > 0, (label, s["cpu_cores"])
         assert s["committed_ms"]["count"] == s["sent"], label

@@ -109,10 +109,10 @@ def test_restarting_the_sinks_mid_run_leaves_no_duplicates_and_no_gaps(stack, wo
     connect = Connect(stack.connect_url)
     orders = run_orders(stack, world, tag, 30_000)
     time.sleep(1)
-    for name in ("sink-orders", "sink-positions"):
+    for name in ("sink-orders", "sink-marks"):
         connect.restart(name)
     time.sleep(2)
-    for name in ("sink-orders", "sink-positions"):
+    for name in ("sink-orders", "sink-marks"):
         connect.restart(name)
     wait_drained(stack)
     wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s",

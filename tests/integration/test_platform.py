@@ -123,11 +123,12 @@ def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stac
                 assert f"password={stack['BS_POSTGRES_PASSWORD']}" not in argv
 
 
-def test_connect_has_the_debezium_plugins_and_the_avro_converter(stack):
+def test_connect_has_the_debezium_source_our_postgres_sink_and_the_avro_converter(stack):
     with urllib.request.urlopen(stack.connect_url + "/connector-plugins?connectorsOnly=false", timeout=10) as r:
         classes = {p["class"] for p in json.load(r)}
     assert "io.debezium.connector.postgresql.PostgresConnector" in classes
-    assert "io.debezium.connector.jdbc.JdbcSinkConnector" in classes
+    assert "io.brokerstream.connect.postgres.PostgresSinkConnector" in classes
+    assert "io.debezium.connector.jdbc.JdbcSinkConnector" in classes  # still installed: bench sink --ceiling --debezium
     assert "io.apicurio.registry.utils.converter.AvroConverter" in classes
     assert "io.debezium.transforms.ExtractNewRecordState" in classes
 

@@ -1,5 +1,5 @@
-"""The P&L job on the real stack: positions from the order flow plus ticks give the expected unrealized
-P&L in Kafka; a stop with a savepoint and a resume leave no gaps and no duplicates in what is committed."""
+"""The P&L job on the real stack: positions from the order flow plus ticks give the expected marks and
+unrealized P&L in Kafka and Postgres; a stop with a savepoint and a resume leave no gaps and no duplicates."""
 from __future__ import annotations
 
 import datetime as dt
@@ -40,26 +40,33 @@ def open_positions(stack, world, count=3000):
     return {k: p for k, p in latest_positions(stack).items() if p["quantity"] != 0}
 
 
-def wait_for_pnl(stack, keys: set[str], price_of, since_ms: int, timeout=90.0) -> dict[str, dict]:
-    """The latest committed P&L record of each key whose underlying price is the one we ticked."""
+def wait_for_marks(stack, instruments: set[str], price_of, since_ms: int, timeout=90.0) -> dict[str, dict]:
+    """The latest mark of each instrument whose underlying price is the one we ticked."""
     deadline = time.monotonic() + timeout
     while True:
         found = {}
-        for m in read_topic(stack, "pnl.positions", keys=lambda k: k in keys):
+        for m in read_topic(stack, "pnl.marks", keys=lambda k: k in instruments):
             v = m.value
             if v and v["underlying_price"] == price_of(v["underlying_id"]) and v["first_tick_ts"] is not None \
                     and v["first_tick_ts"].timestamp() * 1000 >= since_ms:
                 found[m.key] = v
-        if set(found) == keys:
+        if set(found) == instruments:
             return found
-        assert time.monotonic() < deadline, f"{len(keys - set(found))} of {len(keys)} positions have no P&L yet"
+        assert time.monotonic() < deadline, f"{len(instruments - set(found))} of {len(instruments)} instruments have no mark yet"
         time.sleep(2)
+
+
+def unrealized(position: dict, mark: Decimal) -> Decimal:
+    """A position's P&L at its instrument's mark, as the views and the roll-ups compute it."""
+    units = position["quantity"] * position["multiplier"]
+    return units * mark - units * position["avg_cost"]
 
 
 def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, world):
     assert Flink(stack.flink_url).live(PNL_JOB), "up deploys the P&L job"
     positions = open_positions(stack, world)
     underlyings = sorted({p["underlying_id"] for p in positions.values()})
+    held = {p["instrument_id"] for p in positions.values()}
     starts = {e.instrument_id: e for e in world.equity_starts}
     instruments = {i.instrument_id: i for i in world.instruments}
     # a burst: many ticks per equity, the last one (a known price) is the one that must count
@@ -71,16 +78,11 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
     produce_prices(stack, final, event_ts_ms=sent)
     price_of = lambda u: Decimal(final[u]) * MICRO
 
-    out = wait_for_pnl(stack, set(positions), price_of, burst)  # the window may hold burst ticks too
+    # one mark per held instrument (the window may hold burst ticks too), however many positions hold it
+    marks = wait_for_marks(stack, held, price_of, burst)
     options = 0
-    for key, v in out.items():
-        p = positions[key]
-        inst = instruments[p["instrument_id"]]
-        assert v["quantity"] == p["quantity"] and v["member_id"] == p["member_id"]
-        units = p["quantity"] * p["multiplier"]
-        assert v["market_value"] == units * v["mark_price"]
-        assert v["cost_basis"] == units * p["avg_cost"]
-        assert v["unrealized_pnl"] == v["market_value"] - v["cost_basis"]
+    for instrument_id, v in marks.items():
+        inst = instruments[instrument_id]
         if inst.instrument_type == "EQUITY":
             assert v["mark_price"] == price_of(inst.instrument_id)
             continue
@@ -95,52 +97,61 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
             assert float(v["mark_price"]) >= max(k - s, black_scholes(False, s, k, years, RATE,
                                                                       starts[inst.underlying_id].volatility)) - 1e-6
             continue
-        assert abs(float(v["mark_price"]) - expected) < 1e-5, (key, v["mark_price"], expected)
+        assert abs(float(v["mark_price"]) - expected) < 1e-5, (instrument_id, v["mark_price"], expected)
     assert options > 0, "the workload holds options too"
+    assert len(marks) < len(positions), "marks are per instrument, not per position"
 
-    # roll-ups: each account's latest record is the sum of its positions' latest records
+    # roll-ups: each account's latest record is the sum of its positions at their instruments' latest marks
+    # (a later window's option mark may move with time: both are read at the same moment)
     accounts = {p["account_id"] for p in positions.values()}
-    # the roll-up is a later stage of the job and commits on its own checkpoint: on the loaded 2-core
-    # machine it once trailed the positions by more than 30 s
     deadline = time.monotonic() + 90
     while True:
         latest = {m.key: m.value for m in read_topic(stack, "pnl.accounts", keys=lambda k: k in accounts)}
+        now = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
         by_account = Counter()
-        for key, v in out.items():
-            by_account[v["account_id"]] += v["unrealized_pnl"]
+        for p in positions.values():
+            by_account[p["account_id"]] += unrealized(p, now[p["instrument_id"]])
         if all(latest.get(a) and latest[a]["unrealized_pnl"] == by_account[a] for a in accounts):
             break
-        assert time.monotonic() < deadline, "account roll-ups do not add up to their positions"
+        assert time.monotonic() < deadline, "account roll-ups do not add up to their positions at their marks"
         time.sleep(1)
 
-    # Postgres: each position's latest P&L arrives through the snapshot topic and the JDBC sink within
-    # a snapshot period (5 s on the test stack) plus the sync, even though the equities stop ticking.
-    # Latest as in pnl.positions now: the snapshot's window may revalue options a little later (time
-    # value) than the records above.
+    # Postgres: each held instrument's latest mark arrives through the snapshot topic and the sink within a
+    # snapshot period (5 s on the test stack) plus the sync, though the equities stop ticking; the views
+    # give each position's P&L at it, exactly, and each account's as the sum
     deadline = time.monotonic() + 60
     while True:
-        wanted = {tuple(m.key.split("|")): (m.value["mark_price"], m.value["unrealized_pnl"])
-                  for m in read_topic(stack, "pnl.positions", keys=lambda k: k in out)}
+        wanted = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
         with psycopg.connect(stack.postgres_dsn()) as conn:
+            synced = dict(conn.execute("SELECT instrument_id, mark_price FROM instrument_marks "
+                                       "WHERE instrument_id = ANY(%s)", (sorted(held),)).fetchall())
             rows = conn.execute("SELECT account_id, instrument_id, mark_price, unrealized_pnl FROM pnl_positions "
                                 "WHERE account_id = ANY(%s)", (sorted(accounts),)).fetchall()
-        synced = {(a, i): (m, u) for a, i, m, u in rows}
-        if all(synced.get(key) == value for key, value in wanted.items()):
+            totals = dict(conn.execute("SELECT account_id, unrealized_pnl FROM pnl_accounts WHERE account_id = ANY(%s)",
+                                       (sorted(accounts),)).fetchall())
+        if synced == wanted:
             break
         missing = sum(synced.get(key) != value for key, value in wanted.items())
-        assert time.monotonic() < deadline, f"{missing} of {len(wanted)} positions' P&L not in Postgres"
+        assert time.monotonic() < deadline, f"{missing} of {len(wanted)} instruments' marks not in Postgres"
         time.sleep(2)
+    view = {(a, i): (m, u) for a, i, m, u in rows}
+    expected_by_account = Counter()
+    for p in positions.values():
+        mark = wanted[p["instrument_id"]]
+        assert view[(p["account_id"], p["instrument_id"])] == (mark, unrealized(p, mark)), p
+        expected_by_account[p["account_id"]] += unrealized(p, mark)
+    assert {a: totals[a] for a in accounts} == dict(expected_by_account)
 
 
 def test_stop_with_savepoint_and_resume_leaves_no_gaps_and_no_duplicates(stack, world):
     positions = open_positions(stack, world, count=500)
     underlyings = sorted({p["underlying_id"] for p in positions.values()})
+    held = {p["instrument_id"] for p in positions.values()}
     starts = {e.instrument_id: e.start_price for e in world.equity_starts}
-    keys = set(positions)
     before = {u: starts[u] + 70_000 for u in underlyings}
     t1 = int(time.time() * 1000)
     produce_prices(stack, before, event_ts_ms=t1)
-    wait_for_pnl(stack, keys, lambda u: Decimal(before[u]) * MICRO, t1)
+    wait_for_marks(stack, held, lambda u: Decimal(before[u]) * MICRO, t1)
 
     assert "savepoint" in stop(stack)
     assert Flink(stack.flink_url).live(PNL_JOB) is None
@@ -148,11 +159,11 @@ def test_stop_with_savepoint_and_resume_leaves_no_gaps_and_no_duplicates(stack, 
     t2 = int(time.time() * 1000)
     produce_prices(stack, during, event_ts_ms=t2)
     assert "resumed from" in deploy(stack)
-    wait_for_pnl(stack, keys, lambda u: Decimal(during[u]) * MICRO, t2)  # no gap: the job read them on resume
+    wait_for_marks(stack, held, lambda u: Decimal(during[u]) * MICRO, t2)  # no gap: the job read them on resume
 
-    # no duplicates: a position is revalued at most once per tick window, so each (position, window)
-    # of the tick-driven records appears once in what is committed, across the stop and the resume
-    windows = Counter((m.key, m.value["window_end"]) for m in read_topic(stack, "pnl.positions",
-                                                                          keys=lambda k: k in keys)
+    # no duplicates across a stop with a savepoint: an instrument is valued at most once per tick window, so
+    # each (instrument, window) of the tick-driven marks appears once (a crash, unlike a stop, may write a
+    # window's marks again after the restore: the marks are the latest value per key, at least once)
+    windows = Counter((m.key, m.value["window_end"]) for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)
                       if m.value and m.value["first_tick_ts"] is not None)
     assert windows and max(windows.values()) == 1

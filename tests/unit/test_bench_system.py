@@ -44,7 +44,7 @@ def test_a_step_holding_every_target_is_sustained():
 
 @pytest.mark.parametrize("over, expect", [
     ({"missing": 3}, "3 orders without a result"),
-    ({"lags": {"connect-sink-positions": {"grows": True}}}, "lag grows: connect-sink-positions"),
+    ({"lags": {"connect-sink-marks": {"grows": True}}}, "lag grows: connect-sink-marks"),
     ({"committed_ms": {"count": 10, "p99": 1500.0}}, "commit p99"),
     ({"tick_to_pnl_ms": {"count": 10, "p99": 2500.0}}, "tick>P&L p99"),
     ({"position_to_postgres_ms": {"count": 10, "p99": 6000.0}}, "position>Postgres p99"),

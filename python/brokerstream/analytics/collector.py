@@ -19,8 +19,7 @@ from ..config import Config
 from ..kafka_clients import client_conf
 from ..schemas import load_schema
 
-GROUPS = ["brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-positions",
-          "connect-sink-order-events", "connect-sink-marks"]
+GROUPS = ["brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"]
 
 
 def _varint(buf: bytes, i: int) -> tuple[int, int]:

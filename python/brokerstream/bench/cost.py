@@ -91,8 +91,10 @@ class Meter:
     def postgres_rows(self) -> dict[str, int]:
         import psycopg
         with psycopg.connect(self.cfg.postgres_dsn(), autocommit=True) as conn:
+            # not the sessions' temporary staging tables (the sink's COPY target): their rows are counted
+            # again in the tables they move to
             rows = conn.execute("SELECT schemaname || '.' || relname, n_tup_ins + n_tup_upd + n_tup_del "
-                                "FROM pg_stat_user_tables").fetchall()
+                                "FROM pg_stat_user_tables WHERE schemaname NOT LIKE 'pg\\_temp\\_%%'").fetchall()
         # the flow's tables by their plain names; another schema's (the baseline's) keep theirs
         return {(name[len("public."):] if name.startswith("public.") else name): int(n) for name, n in rows}
 

@@ -34,7 +34,7 @@ from ..launcher.services import service_names
 from . import cost
 
 BUDGET_FILE = Path(__file__).resolve().parents[3] / "loadtest" / "budget.yaml"
-SYNC_GROUPS = ["connect-sink-orders", "connect-sink-positions"]
+SYNC_GROUPS = ["connect-sink-orders"]
 ALL_GROUPS = list(GROUPS)
 
 

@@ -27,7 +27,7 @@ from ..gen.refdata import api_key
 
 
 # The consumer groups an order passes through, from the gateway's write to its rows in Postgres.
-ORDER_PATH = ("brokerstream-orders", "connect-sink-orders", "connect-sink-positions")
+ORDER_PATH = ("brokerstream-orders", "connect-sink-orders")
 
 
 @dataclass(frozen=True)

@@ -83,67 +83,96 @@ def write(result: SinkResult, path: Path) -> None:
 
 
 # --- the Postgres sync alone ----------------------------------------------------------------------
+# The same two topics (order results and realized P&L, a row each) through each sink, one at a time.
+CEILING_TOPICS = "order-results,realized-pnl"
+CEILING_KEY = "member_id,order_id,ingest_ts"
+
+
+def ceiling_specs(spec_of_sink_orders: dict) -> dict[str, dict]:
+    """Temporary connectors for the ceiling: Debezium's JDBC sink as the flow used it (an upsert per record,
+    batched) and ours (a COPY and one upsert per batch), both on the same topics, from their ends."""
+    from ..connectors import ConnectorSpec
+    common = {k: v for k, v in spec_of_sink_orders.items()
+              if k.startswith(("connection.", "errors.", "consumer.override.", "key.converter"))}
+    common.update({"topics": CEILING_TOPICS, "tasks.max": "1", "consumer.override.auto.offset.reset": "latest"})
+    debezium = {**common, "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector", "insert.mode": "upsert",
+                "delete.enabled": "false", "schema.evolution": "none", "primary.key.mode": "record_value",
+                "primary.key.fields": CEILING_KEY, "batch.size": "5000", "use.time.zone": "UTC",
+                "collection.name.format": "${topic}", "transforms": "toTable",
+                "transforms.toTable.type": "org.apache.kafka.connect.transforms.RegexRouter",
+                "transforms.toTable.regex": "([a-z]+)[.-]([a-z]+)", "transforms.toTable.replacement": "$1_$2"}
+    ours = {**common, "connector.class": "io.brokerstream.connect.postgres.PostgresSinkConnector",
+            "table.order-results": "order_results", "key.order_results": CEILING_KEY,
+            "table.realized-pnl": "realized_pnl", "key.realized_pnl": CEILING_KEY}
+    return {"debezium-jdbc": ConnectorSpec("ceiling-debezium-jdbc", debezium, Path("-")),
+            "brokerstream-postgres": ConnectorSpec("ceiling-brokerstream-postgres", ours, Path("-"))}
+
+
 @dataclass
 class CeilingResult:
-    connector: str
+    sink: str
     rows: int
     seconds: float
     connect_cpu_s: float
     postgres_cpu_s: float
-    settings: str
 
     @property
     def rows_per_s(self) -> float:
         return self.rows / self.seconds
 
-    def lines(self) -> list[str]:
-        return [f"{self.connector} alone ({self.settings}): {self.rows:,} rows in {self.seconds:.1f} s = "
-                f"{self.rows_per_s:,.0f} rows/s",
-                f"  Connect {self.connect_cpu_s / self.rows * 1e6:,.0f} us of CPU per row "
-                f"({self.rows / max(self.connect_cpu_s, 1e-9):,.0f} rows per Connect core-second), "
-                f"Postgres {self.postgres_cpu_s / self.rows * 1e6:,.0f} us per row"]
+    def line(self) -> str:
+        return (f"{self.sink:<22} {self.rows:>8,} rows in {self.seconds:5.1f} s = {self.rows_per_s:>7,.0f} rows/s; "
+                f"Connect {self.connect_cpu_s / self.rows * 1e6:>4,.0f} us/row "
+                f"({self.rows / max(self.connect_cpu_s, 1e-9):>7,.0f} rows per Connect core-second), "
+                f"Postgres {self.postgres_cpu_s / self.rows * 1e6:>3,.0f} us/row")
 
 
-def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=print) -> CeilingResult:
-    """The order sync measured alone: its connector paused while `orders` orders are decided, then resumed;
-    rows/s until Postgres holds every result, and the CPU Connect and Postgres spent on them."""
+def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=print) -> list[CeilingResult]:
+    """Each sink measured alone on the same work: the deployed sink-orders is paused; per sink, a temporary
+    connector waits at the end of the topics while `orders` orders are decided, then runs; rows/s until
+    Postgres holds every one of its results, and the CPU Connect and Postgres spent meanwhile."""
     from ..analytics.collector import process_usage
-    from ..connectors import Connect, load_specs
+    from ..connectors import Connect, load_specs, wait_running
     from ..launcher.layout import Layout
-    connector = "sink-orders"
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
     progress("[sink] opening prices")
     open_prices(cfg, data, seed)
-    connect = Connect(cfg.connect_url)
-    connect.pause(connector)
-    tag = f"ceil{int(time.time())}"
-    gen = OrderGenerator(data, seed, run_tag=tag)
-    try:
-        progress(f"[sink] {orders:,} orders decided while {connector} is paused")
-        report = produce_orders(cfg, (gen.next() for _ in range(orders)))
-        wait_drained(cfg, timeout=600)
-        time.sleep(3)
-    except BaseException:
-        connect.resume(connector)
-        raise
+    connect = Connect(cfg.connect_url, patience=60)
+    deployed = next(s for s in load_specs() if s.name == "sink-orders")
     layout, procs = Layout(cfg), {}
     pids = {s: layout.pidfile(s).live_pid() for s in ("connect", "postgres")}
-    cpu0 = {s: process_usage(procs, p)[0] for s, p in pids.items()}
-    t0 = time.monotonic()
-    connect.resume(connector)
-    with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
-        deadline = t0 + 600
-        while conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                           (tag + "%",)).fetchone()[0] < report.produced:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{connector} did not write every result within 600 s")
-            time.sleep(0.2)
-    seconds = time.monotonic() - t0
-    cpu = {s: process_usage(procs, p)[0] - cpu0[s] for s, p in pids.items()}
-    spec = next(s for s in load_specs() if s.name == connector)
-    url = spec.config["connection.url"]
-    settings = (f"batch.size {spec.config.get('batch.size')}, "
-                f"{'reWriteBatchedInserts' if 'reWriteBatchedInserts=true' in url else 'batched statements'}")
-    return CeilingResult(connector, report.produced, seconds, cpu["connect"], cpu["postgres"], settings)
+    out = []
+    connect.pause(deployed.name)
+    try:
+        for n, (sink, spec) in enumerate(ceiling_specs(deployed.config).items()):
+            connect.put_config(spec)
+            wait_running(connect, [spec.name], 60)
+            time.sleep(5)  # its consumer has taken the topics' ends
+            connect.pause(spec.name)
+            tag = f"ceil{int(time.time())}{n}"
+            gen = OrderGenerator(data, seed + n, run_tag=tag)
+            progress(f"[sink] {sink}: {orders:,} orders decided while it waits")
+            report = produce_orders(cfg, (gen.next() for _ in range(orders)))
+            wait_drained(cfg, timeout=600)
+            time.sleep(3)
+            cpu0 = {s: process_usage(procs, p)[0] for s, p in pids.items()}
+            t0 = time.monotonic()
+            connect.resume(spec.name)
+            with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+                while conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s",
+                                   (tag + "%",)).fetchone()[0] < report.produced:
+                    if time.monotonic() > t0 + 600:
+                        raise TimeoutError(f"{sink} did not write every result within 600 s")
+                    time.sleep(0.2)
+            seconds = time.monotonic() - t0
+            cpu = {s: process_usage(procs, p)[0] - cpu0[s] for s, p in pids.items()}
+            out.append(CeilingResult(sink, report.produced, seconds, cpu["connect"], cpu["postgres"]))
+            connect.delete(spec.name)
+    finally:
+        for spec in ceiling_specs(deployed.config).values():
+            if spec.name in connect.names():
+                connect.delete(spec.name)
+        connect.resume(deployed.name)
+    return out

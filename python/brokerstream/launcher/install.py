@@ -142,6 +142,25 @@ def java_build(cfg: Config, layout: Layout) -> None:
             env=maven_env(cfg), log=cfg.cache_dir / "logs" / "java-build.log", what="maven build")
 
 
+def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
+    """Our Postgres sink (connectors/postgres-sink, built by the Java build) into the worker's plugin path;
+    a running worker loads a new version when it restarts."""
+    built = cfg.root / "connectors" / "postgres-sink" / "target"
+    jar = built / "postgres-sink-0.1.0.jar"
+    if not jar.exists():
+        raise StepFailed(f"{jar} is missing: the Java build makes it")
+    target = layout.connect_plugins / "brokerstream-postgres-sink"
+    target.mkdir(parents=True, exist_ok=True)
+    wanted = {jar.name: jar, **{p.name: p for p in (built / "plugin").glob("*.jar")}}
+    for old in target.glob("*.jar"):
+        if old.name not in wanted:
+            old.unlink()
+    for name, path in wanted.items():
+        if not (target / name).exists() or (target / name).read_bytes() != path.read_bytes():
+            shutil.copy2(path, target / name)
+    say(TAG, f"connect plugin: brokerstream-postgres-sink in {target}")
+
+
 STEPS = [
     system_packages,
     maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
@@ -152,12 +171,13 @@ STEPS = [
     maven_runtime("flink extras", "flink-extras.pom.xml", lambda l: l.flink_runtime),
     flink_distribution,
     java_build,
+    connect_sink_plugin,
 ]
 
 
 def install(cfg: Config, *, skip_java: bool = False) -> None:
     layout = Layout(cfg)
     for install_step in STEPS:
-        if skip_java and install_step is java_build:
+        if skip_java and install_step in (java_build, connect_sink_plugin):
             continue
         install_step(cfg, layout)

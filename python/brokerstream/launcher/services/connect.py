@@ -1,4 +1,4 @@
-"""Kafka Connect: one distributed worker with the Debezium and Apicurio converter plugins."""
+"""Kafka Connect: one distributed worker with the Debezium source, our Postgres sink and the Apicurio converter."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from .kafka import LOG4J
 
 REQUIRED_PLUGINS = (
     "io.debezium.connector.postgresql.PostgresConnector",
-    "io.debezium.connector.jdbc.JdbcSinkConnector",
+    "io.brokerstream.connect.postgres.PostgresSinkConnector",
 )
 
 

@@ -37,6 +37,15 @@ public class PnlDelta {
     positions += positionsAfter - positionsBefore;
   }
 
+  /** Adds another delta of the same account (or member) to this one. */
+  void merge(PnlDelta o) {
+    marketValueMicros = Math.addExact(marketValueMicros, o.marketValueMicros);
+    costBasisMicros = Math.addExact(costBasisMicros, o.costBasisMicros);
+    unrealizedMicros = Math.addExact(unrealizedMicros, o.unrealizedMicros);
+    positions += o.positions;
+    cover(o.windowEnd, o.firstTickTs);
+  }
+
   void cover(long windowEnd, long firstTickTs) {
     this.windowEnd = Math.max(this.windowEnd, windowEnd);
     if (firstTickTs > 0 && (this.firstTickTs == 0 || firstTickTs < this.firstTickTs)) {

@@ -21,8 +21,7 @@ public final class PnlPipeline {
     SingleOutputStreamOperator<MarkRecord> marks = inputs
         .keyBy(in -> in.underlyingId)
         .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
-            settings.getLong("snapshot.interval-ms"),
-            market.pricer()))
+            settings.getLong("snapshot.interval-ms"), settings.getLong("rollup.delta-flush-ms"), market.pricer()))
         // the uid names the state layout: a savepoint of the older per-position map states is refused
         // rather than restored into an empty book
         .name("revalue by underlying").uid("revalue-books");

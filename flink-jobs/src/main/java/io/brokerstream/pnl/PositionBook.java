@@ -29,6 +29,8 @@ public final class PositionBook {
   long snapshotPeriod = Long.MIN_VALUE;
   /** The equity's own mark (its price) and what the outputs were last told of it (not state). */
   MarkState equityMark = new MarkState();
+  /** Marks written since the snapshot output last had them, by instrument (not state). */
+  Map<String, MarkState> unsnapshotted = new HashMap<>();
 
   public PositionBook() {
     this(new HashMap<>(), new HashMap<>(), new HashSet<>());
@@ -49,6 +51,7 @@ public final class PositionBook {
     PositionBook c = new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
     c.snapshotPeriod = snapshotPeriod;
     c.equityMark = equityMark;
+    c.unsnapshotted = unsnapshotted;
     return c;
   }
 

@@ -5,13 +5,19 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -45,14 +51,19 @@ import org.apache.flink.util.OutputTag;
  * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity stops
  * ticking (their last values again: no revaluation, nothing new for the other outputs).
  */
-public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord> {
+public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord> implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
   public static final OutputTag<MarkRecord> SNAPSHOTS = new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
   private final long windowMs;
   private final boolean staggered;
   private final long snapshotMs;
+  private final long deltaFlushMs;
   private final Valuation valuation;
+  // Account deltas of this subtask not passed on yet (operator state, across all its keys).
+  private transient Map<String, PnlDelta> pendingDeltas;
+  private transient ListState<PnlDelta> savedDeltas;
+  private transient long lastFlush;
 
   private transient ValueState<PnlInput> price;
   private transient ValueState<Long> pendingWindow;
@@ -72,14 +83,18 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
    * hand-driven clock expect).
    */
   public Revaluer(long windowMs, OptionPricer pricer) {
-    this(windowMs, false, 0, pricer);
+    this(windowMs, false, 0, 0, pricer);
   }
 
-  /** {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output. */
-  public Revaluer(long windowMs, boolean staggered, long snapshotMs, OptionPricer pricer) {
+  /**
+   * {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output.
+   * {@code deltaFlushMs} 0: every window passes its account deltas on at once.
+   */
+  public Revaluer(long windowMs, boolean staggered, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
     this.windowMs = windowMs;
     this.staggered = staggered;
     this.snapshotMs = snapshotMs;
+    this.deltaFlushMs = deltaFlushMs;
     this.valuation = new Valuation(pricer);
   }
 
@@ -126,12 +141,12 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
           b.changed.remove(key);
           book.update(b);
           if (known != null && known.reportedPositions != 0) {
-            // what its account was told of it goes: the roll-up moves at once
+            // what its account was told of it goes, with the next deltas the subtask passes on
             long now = ctx.timerService().currentProcessingTime();
             PnlDelta delta = PnlDelta.of(known.memberId, known.accountId);
             delta.add(0, known.reportedMarketValueMicros, 0, known.reportedCostBasisMicros, 0, known.reportedPositions);
             delta.cover(now, 0L);
-            ctx.output(ACCOUNT_DELTAS, delta);
+            combine(List.of(delta), ctx, now);
           }
           return;
         }
@@ -253,8 +268,85 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return Math.floorDiv(periodStart - phase + windowMs - 1, windowMs) * windowMs + phase;
   }
 
+  /**
+   * Adds deltas to what this subtask passes on to the account roll-ups, and passes everything on once
+   * {@code deltaFlushMs} has gone by since the last time: the windows of all equities in that time give one
+   * delta per account, not one per account per equity per window (the roll-ups are across the network).
+   * A timer makes sure what waits is passed on when the windows stop.
+   */
+  private void combine(Collection<PnlDelta> deltas, Context ctx, long now) throws Exception {
+    for (PnlDelta d : deltas) {
+      PnlDelta sum = pendingDeltas.get(d.accountId);
+      if (sum == null) {
+        pendingDeltas.put(d.accountId, d);
+      } else {
+        sum.merge(d);
+      }
+    }
+    if (pendingDeltas.isEmpty()) {
+      return;
+    }
+    if (now - lastFlush >= deltaFlushMs) {
+      flushDeltas(ctx, now);
+    } else {
+      ctx.timerService().registerProcessingTimeTimer(lastFlush + deltaFlushMs);
+    }
+  }
+
+  private void flushDeltas(Context ctx, long now) {
+    for (PnlDelta d : pendingDeltas.values()) {
+      ctx.output(ACCOUNT_DELTAS, d);
+    }
+    pendingDeltas.clear();
+    lastFlush = now;
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    savedDeltas.update(new ArrayList<>(pendingDeltas.values())); // not passed on yet: they must survive a restore
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    savedDeltas = context.getOperatorStateStore().getListState(
+        new ListStateDescriptor<>("pending-account-deltas", TypeInformation.of(PnlDelta.class)));
+    pendingDeltas = new HashMap<>();
+    if (context.isRestored()) {
+      for (PnlDelta d : savedDeltas.get()) {
+        PnlDelta sum = pendingDeltas.get(d.accountId);
+        if (sum == null) {
+          pendingDeltas.put(d.accountId, d);
+        } else {
+          sum.merge(d);
+        }
+      }
+    }
+  }
+
   @Override
   public void onTimer(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out) throws Exception {
+    long now = ctx.timerService().currentProcessingTime();
+    if (!pendingDeltas.isEmpty() && now - lastFlush >= deltaFlushMs) {
+      flushDeltas(ctx, now);
+    }
+    Long pending = pendingWindow.value();
+    if (pending != null ? pending == windowEnd : snapshotWaiting(windowEnd)) {
+      revalue(windowEnd, ctx, out);
+    }
+    // else a flush timer, or a snapshot timer whose work the pending window will do
+  }
+
+  /** Marks wait for the snapshot output and this instant is in a snapshot period that has not had them. */
+  private boolean snapshotWaiting(long at) throws Exception {
+    PositionBook b = book.value();
+    return b != null && !b.unsnapshotted.isEmpty() && periodOf(at) != b.snapshotPeriod;
+  }
+
+  private long periodOf(long windowEnd) {
+    return snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
+  }
+
+  private void revalue(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out) throws Exception {
     long started = System.nanoTime();
     String underlying = ctx.getCurrentKey();
     pendingWindow.clear();
@@ -263,7 +355,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     firstTickTs.clear();
     boolean ticked = tickTs != null;
     PositionBook b = book();
-    long period = snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
+    long period = periodOf(windowEnd);
     boolean snapshot = period != b.snapshotPeriod;
     if (snapshot) {
       b.snapshotPeriod = period;
@@ -319,20 +411,21 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
         m.emitted = m.micros;
         marksWritten.inc();
       }
-    }
-    boolean pending = false;
-    for (Map.Entry<String, MarkState> e : heldMarks(b, underlying).entrySet()) {
-      MarkState m = e.getValue();
-      if (!m.unsnapshotted()) {
-        continue;
-      }
-      if (snapshot) {
-        ctx.output(SNAPSHOTS, MarkRecord.of(e.getKey(), underlying, m));
-        m.snapshotted = m.micros;
-      } else {
-        pending = true;
+      if (m.unsnapshotted()) {
+        b.unsnapshotted.put(e.getKey(), m);
       }
     }
+    if (snapshot) {
+      for (Map.Entry<String, MarkState> e : b.unsnapshotted.entrySet()) {
+        MarkState m = e.getValue();
+        if (m.unsnapshotted()) {
+          ctx.output(SNAPSHOTS, MarkRecord.of(e.getKey(), underlying, m));
+          m.snapshotted = m.micros;
+        }
+      }
+      b.unsnapshotted.clear();
+    }
+    boolean pending = !b.unsnapshotted.isEmpty();
     b.changed.clear();
     if (pending) {
       // snapshot what this window left out at the next period's first window, ticks or not (a timer
@@ -342,9 +435,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     if (b.size() > 0 || !b.options.isEmpty()) {
       book.update(b);
     }
-    for (PnlDelta delta : deltas.values()) {
-      ctx.output(ACCOUNT_DELTAS, delta);
-    }
+    combine(deltas.values(), ctx, computed);
     if (ticked) {
       pnlCalculations.inc();
     }
@@ -352,16 +443,4 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     revaluationNanos.inc(System.nanoTime() - started);
   }
 
-  /** The marks of the instruments held on this equity (the equity's own when it is held itself). */
-  private static Map<String, MarkState> heldMarks(PositionBook b, String underlying) {
-    Map<String, MarkState> out = new LinkedHashMap<>();
-    for (PnlInput p : b.positions.values()) {
-      if (p.instrumentId.equals(underlying)) {
-        out.put(underlying, b.equityMark);
-      } else if (p.terms != null && p.terms.mark != null) {
-        out.put(p.instrumentId, p.terms.mark);
-      }
-    }
-    return out;
-  }
 }

@@ -35,7 +35,7 @@ class MarkSnapshotsTest {
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(OperatorSubtaskState restore)
       throws Exception {
     var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, RevaluerTest.PRICER)),
+        new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER)),
         (PnlInput in) -> in.underlyingId, Types.STRING);
     harness.setup();
     if (restore != null) {

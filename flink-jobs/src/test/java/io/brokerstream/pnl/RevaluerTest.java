@@ -274,7 +274,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, PRICER)),
+    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, 0, PRICER)),
         in -> in.underlyingId, Types.STRING);
     h.open();
     h.setProcessingTime(T0);
