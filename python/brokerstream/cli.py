@@ -122,7 +122,7 @@ def cmd_topics(cfg, args) -> int:
 
 def cmd_test(cfg, args) -> int:
     """The whole suite: install, Java unit tests, Python unit tests, integration tests on a real stack."""
-    from .launcher.install import install, maven, maven_env
+    from .launcher.install import connect_sink_plugin, install, maven, maven_env
     from .launcher.layout import Layout
     from .launcher.progress import say, step
 
@@ -133,6 +133,7 @@ def cmd_test(cfg, args) -> int:
                                  env=maven_env(cfg))
             if rc != 0:
                 return rc
+        connect_sink_plugin(cfg, Layout(cfg))  # the Connect worker loads our sink from the plugin path
     pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15"] + (["-x"] if args.exitfirst else [])
     if args.k:
         pytest += ["-k", args.k]

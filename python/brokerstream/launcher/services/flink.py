@@ -11,7 +11,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from .base import Launch, Service, http_ok, write_if_changed
+from .base import LOCALE, Launch, Service, http_ok, write_if_changed
 
 # The three processes share one configuration folder and may be prepared at the same time.
 _PREPARE_LOCK = threading.Lock()
@@ -47,7 +47,7 @@ class FlinkBase(Service):
     def config(self) -> dict[str, str]:
         host, data = self.cfg.bind, self.flink_data
         return {
-            "env.java.opts.all": JAVA_OPENS,
+            "env.java.opts.all": JAVA_OPENS + " " + " ".join(LOCALE),
             "jobmanager.bind-host": host,
             "jobmanager.rpc.address": host,
             "jobmanager.rpc.port": str(self.cfg.port("flink_jm_rpc")),
