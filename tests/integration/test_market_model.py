@@ -10,7 +10,7 @@ from decimal import Decimal
 from brokerstream.flinkjobs import PNL_JOB, Flink
 from brokerstream.gen.produce import produce_prices
 
-from .test_pnl_job import wait_for_pnl
+from .test_pnl_job import wait_for_marks
 
 MEMBER = "M000001"
 
@@ -52,12 +52,11 @@ def test_an_option_is_marked_at_the_price_it_was_bought_at_the_same_spot(stack, 
         result = gw.order(account_id=account, instrument_id=option.instrument_id, side="BUY", quantity=1)
         assert result["status"] == "ACCEPTED", result
         fills[option.instrument_id] = Decimal(result["fill_price"])
-    since = int(time.time() * 1000)
-    produce_prices(stack, spots)  # the same spots again: the P&L job revalues at them
-    keys = {f"{account}|{i}" for i in fills}
-    marks = wait_for_pnl(stack, keys, lambda u: Decimal(spots[u]) / 1_000_000, since, timeout=120)
-    for key, v in marks.items():
-        instrument = key.split("|", 1)[1]
+    produce_prices(stack, spots)  # the same spots again: the P&L job values the new positions at them
+    # each option's latest mark at these spots (a mark that did not move since is not written again)
+    marks = wait_for_marks(stack, set(fills), lambda u: Decimal(spots[u]) / 1_000_000, 0, timeout=120,
+                           ticked=False)
+    for instrument, v in marks.items():
         gap = abs(Decimal(v["mark_price"]) - fills[instrument])
         # seconds of time decay are micros; a rate gap of 1 % would be tenths
         assert gap <= Decimal("0.0005"), (instrument, fills[instrument], v["mark_price"])

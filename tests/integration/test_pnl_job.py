@@ -40,15 +40,18 @@ def open_positions(stack, world, count=3000):
     return {k: p for k, p in latest_positions(stack).items() if p["quantity"] != 0}
 
 
-def wait_for_marks(stack, instruments: set[str], price_of, since_ms: int, timeout=90.0) -> dict[str, dict]:
-    """The latest mark of each instrument whose underlying price is the one we ticked."""
+def wait_for_marks(stack, instruments: set[str], price_of, since_ms: int, timeout=90.0,
+                   ticked: bool = True) -> dict[str, dict]:
+    """The latest mark of each instrument whose underlying price is the one we ticked (and, with `ticked`,
+    that a tick since `since_ms` caused)."""
     deadline = time.monotonic() + timeout
     while True:
         found = {}
         for m in read_topic(stack, "pnl.marks", keys=lambda k: k in instruments):
             v = m.value
-            if v and v["underlying_price"] == price_of(v["underlying_id"]) and v["first_tick_ts"] is not None \
-                    and v["first_tick_ts"].timestamp() * 1000 >= since_ms:
+            caused = not ticked or (v and v["first_tick_ts"] is not None
+                                    and v["first_tick_ts"].timestamp() * 1000 >= since_ms)
+            if v and v["underlying_price"] == price_of(v["underlying_id"]) and caused:
                 found[m.key] = v
         if set(found) == instruments:
             return found
