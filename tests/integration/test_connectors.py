@@ -145,7 +145,7 @@ def test_a_poison_record_goes_to_the_sink_dead_letter_topic_with_its_error(stack
 
 def test_a_failed_task_shows_in_status_and_fails_the_check(stack, stack_env, world):
     connect = Connect(stack.connect_url)
-    spec = next(s for s in load_specs() if s.name == "sink-pnl-members")
+    spec = next(s for s in load_specs() if s.name == "sink-marks")
     broken = dict(spec.config, **{"connection.password": "not-the-password"})
     requests.put(f"{stack.connect_url}/connectors/broken-sink/config", json=broken, timeout=10).raise_for_status()
     try:

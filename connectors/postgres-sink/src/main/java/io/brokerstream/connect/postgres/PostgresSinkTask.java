@@ -45,6 +45,15 @@ public final class PostgresSinkTask extends SinkTask {
     } catch (NoSuchMethodError | NoClassDefFoundError e) {
       reporter = null; // an older worker: a refused record fails the task
     }
+    try {
+      connection(); // a wrong password or a missing table fails the task now, not at its first record
+    } catch (SQLException e) {
+      close();
+      if (misconfigured(e)) {
+        throw new ConnectException("cannot sync to Postgres as configured: " + e.getMessage(), e);
+      }
+      log.warn("Postgres is not reachable yet ({}): the first batch will try again", e.getMessage());
+    }
   }
 
   private Connection connection() throws SQLException {
@@ -95,6 +104,9 @@ public final class PostgresSinkTask extends SinkTask {
       }
     } catch (SQLException e) {
       close();
+      if (misconfigured(e)) {
+        throw new ConnectException("cannot sync to Postgres as configured: " + e.getMessage(), e);
+      }
       throw new RetriableException("Postgres did not take the batch: " + e.getMessage(), e);
     }
   }
@@ -127,6 +139,15 @@ public final class PostgresSinkTask extends SinkTask {
     } catch (Exception e) {
       throw new ConnectException("the dead letter queue did not take " + r.topic() + "/" + r.kafkaOffset(), e);
     }
+  }
+
+  /**
+   * SQLSTATE classes 28 (authorization: a wrong user or password), 3D (no such database) and 42 (no such
+   * table or column): retrying cannot help, the task fails and says why.
+   */
+  static boolean misconfigured(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42"));
   }
 
   /** SQLSTATE class 08 (connection exception), or a closed connection: worth another try later. */

@@ -71,7 +71,7 @@ final class TableSync {
       }
     }
     if (out.isEmpty()) {
-      throw new SQLException("no table " + table + " in the current schema");
+      throw new SQLException("no table " + table + " in the current schema", "42P01"); // undefined_table
     }
     return out;
   }
