@@ -1,0 +1,37 @@
+package io.brokerstream.streams.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.IndexType;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/** The table settings every store gets: a miss must find index and filter partitions in memory. */
+class BoundedRocksDbTest {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  @Test
+  void indexesAndFiltersArePartitionedPinnedAndCachedAtHighPriority() {
+    try (Options options = new Options(); BloomFilter filter = new BloomFilter()) {
+      // as Kafka Streams' RocksDBStore hands the options over: its own table config with a Bloom filter
+      BlockBasedTableConfig streams = new BlockBasedTableConfig();
+      streams.setFilterPolicy(filter);
+      options.setTableFormatConfig(streams);
+      new BoundedRocksDb().setConfig("results", options, Map.of());
+      BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+      assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
+      assertThat(table.partitionFilters()).isTrue();
+      assertThat(table.pinTopLevelIndexAndFilter()).isTrue();
+      assertThat(table.pinL0FilterAndIndexBlocksInCache()).isTrue();
+      assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
+      assertThat(table.cacheIndexAndFilterBlocksWithHighPriority()).isTrue();
+      assertThat(table.filterPolicy()).isSameAs(filter);
+    }
+  }
+}
