@@ -121,7 +121,8 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
 
     # Postgres: each held instrument's latest mark arrives through the snapshot topic and the sink within a
     # snapshot period (5 s on the test stack) plus the sync, though the equities stop ticking; the views
-    # give each position's P&L at it, exactly, and each account's as the sum
+    # give each position's P&L at it, exactly, and each account's as the sum (the positions themselves reach
+    # Postgres through the order flow's sink, which may still be syncing them: waited for too)
     deadline = time.monotonic() + 60
     while True:
         wanted = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
@@ -132,17 +133,21 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
                                 "WHERE account_id = ANY(%s)", (sorted(accounts),)).fetchall()
             totals = dict(conn.execute("SELECT account_id, unrealized_pnl FROM pnl_accounts WHERE account_id = ANY(%s)",
                                        (sorted(accounts),)).fetchall())
-        if synced == wanted:
+        view = {(a, i): (m, u) for a, i, m, u in rows}
+        expected = {(p["account_id"], p["instrument_id"]): (wanted.get(p["instrument_id"]),
+                                                            unrealized(p, wanted[p["instrument_id"]]))
+                    for p in positions.values() if p["instrument_id"] in wanted}
+        if synced == wanted and all(view.get(key) == value for key, value in expected.items()):
             break
         missing = sum(synced.get(key) != value for key, value in wanted.items())
-        assert time.monotonic() < deadline, f"{missing} of {len(wanted)} instruments' marks not in Postgres"
+        off = sorted(key for key, value in expected.items() if view.get(key) != value)
+        assert time.monotonic() < deadline, (f"{missing} of {len(wanted)} instruments' marks not in Postgres; "
+                                             f"positions whose P&L the view does not give yet: {off[:5]}")
         time.sleep(2)
-    view = {(a, i): (m, u) for a, i, m, u in rows}
+    assert len(expected) == len(positions)
     expected_by_account = Counter()
-    for p in positions.values():
-        mark = wanted[p["instrument_id"]]
-        assert view[(p["account_id"], p["instrument_id"])] == (mark, unrealized(p, mark)), p
-        expected_by_account[p["account_id"]] += unrealized(p, mark)
+    for key, (_, pnl) in expected.items():
+        expected_by_account[key[0]] += pnl
     assert {a: totals[a] for a in accounts} == dict(expected_by_account)
 
 
