@@ -134,7 +134,7 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
             totals = dict(conn.execute("SELECT account_id, unrealized_pnl FROM pnl_accounts WHERE account_id = ANY(%s)",
                                        (sorted(accounts),)).fetchall())
         view = {(a, i): (m, u) for a, i, m, u in rows}
-        expected = {(p["account_id"], p["instrument_id"]): (wanted.get(p["instrument_id"]),
+        expected = {(p["account_id"], p["instrument_id"]): (wanted[p["instrument_id"]],
                                                             unrealized(p, wanted[p["instrument_id"]]))
                     for p in positions.values() if p["instrument_id"] in wanted}
         if synced == wanted and all(view.get(key) == value for key, value in expected.items()):

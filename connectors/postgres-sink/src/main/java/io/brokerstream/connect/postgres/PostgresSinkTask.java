@@ -49,9 +49,7 @@ public final class PostgresSinkTask extends SinkTask {
       connection(); // a wrong password or a missing table fails the task now, not at its first record
     } catch (SQLException e) {
       close();
-      if (misconfigured(e)) {
-        throw new ConnectException("cannot sync to Postgres as configured: " + e.getMessage(), e);
-      }
+      failIfMisconfigured(e);
       log.warn("Postgres is not reachable yet ({}): the first batch will try again", e.getMessage());
     }
   }
@@ -104,9 +102,7 @@ public final class PostgresSinkTask extends SinkTask {
       }
     } catch (SQLException e) {
       close();
-      if (misconfigured(e)) {
-        throw new ConnectException("cannot sync to Postgres as configured: " + e.getMessage(), e);
-      }
+      failIfMisconfigured(e);
       throw new RetriableException("Postgres did not take the batch: " + e.getMessage(), e);
     }
   }
@@ -148,6 +144,12 @@ public final class PostgresSinkTask extends SinkTask {
   static boolean misconfigured(SQLException e) {
     String state = e.getSQLState();
     return state != null && (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42"));
+  }
+
+  private static void failIfMisconfigured(SQLException e) {
+    if (misconfigured(e)) {
+      throw new ConnectException("cannot sync to Postgres as configured: " + e.getMessage(), e);
+    }
   }
 
   /** SQLSTATE class 08 (connection exception), or a closed connection: worth another try later. */
