@@ -16,10 +16,10 @@ import random
 
 from locust import FastHttpUser, LoadTestShape, between, task
 
-from brokerstream import config
+from brokerstream.common import config
 from brokerstream.gen import pgload
 from brokerstream.gen.refdata import api_key
-from brokerstream.load.shapes import BreakingPoint, Constant, StepBursts, Window
+from brokerstream.loadtest.shapes import BreakingPoint, Constant, StepBursts, Window
 
 _env = os.environ.get
 WEIGHTS = [int(w) for w in _env("BS_LOAD_WEIGHTS", "6,3,1").split(",")]

@@ -12,9 +12,9 @@ from collections import Counter
 
 from confluent_kafka.admin import AdminClient, ConfigResource
 
-from brokerstream.kafka_clients import client_conf
+from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.launcher.services.kafka import node_name
-from brokerstream.topics import load_catalog
+from brokerstream.common.topics import load_catalog
 
 from ..integration.conftest import launcher
 from ..integration.members import Members, check_decided_once, wait_acked

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from brokerstream import config
+from brokerstream.common import config
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = str(ROOT / "brokerstream")
@@ -118,7 +118,7 @@ class GatewayClient:
 
 def load_world(cfg: config.Config):
     """Tiny reference data loaded and visible to the order flow, every equity with an opening price."""
-    from brokerstream.bench.drain import open_prices
+    from brokerstream.loadtest.bench.drain import open_prices
     from brokerstream.gen import pgload, refdata
 
     data = refdata.generate("tiny", REFDATA_SEED, _dt.datetime.now(_dt.timezone.utc).date())

@@ -7,7 +7,7 @@ import time
 
 import requests
 
-from brokerstream.flowcheck import read_topic, result_key, wait_drained
+from brokerstream.ops.flowcheck import read_topic, result_key, wait_drained
 
 
 class Members:

@@ -14,12 +14,12 @@ import pytest
 import requests
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from brokerstream.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
 from brokerstream.gen.produce import prefill, produce_ticks
 from brokerstream.gen.refdata import rows
 from brokerstream.gen.ticks import TickGenerator
-from brokerstream.kafka_clients import client_conf
+from brokerstream.clients.kafka_clients import client_conf
 
 from .conftest import ROOT
 
@@ -161,7 +161,7 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
 
 
 def test_bench_drain_measures_the_baseline_and_puts_the_streams_app_back(stack, world):
-    from brokerstream.bench import drain
+    from brokerstream.loadtest.bench import drain
     from brokerstream.launcher.provision import default_stack
 
     result = drain.run(stack, orders=3000, warmup=0, tick_rate=500, architecture="baseline", progress=lambda _: None)
@@ -180,7 +180,7 @@ def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_
     bench leaves its tables and the order flows as it found them."""
     import json
 
-    from brokerstream.bench.architectures import STREAMS_GROUP, baseline_setting
+    from brokerstream.loadtest.bench.architectures import STREAMS_GROUP, baseline_setting
     from brokerstream.launcher.provision import default_stack
 
     from .conftest import launcher

@@ -17,7 +17,7 @@ ORDER_HOPS_TO_COMMIT = ["client_queue", "to_gateway", "gateway", "kafka_append",
 
 
 def _wait_for_pnl_job(cfg, timeout: float = 120) -> None:
-    from brokerstream.flinkjobs import PNL_JOB, Flink
+    from brokerstream.clients.flinkjobs import PNL_JOB, Flink
     deadline = time.monotonic() + timeout
     while not Flink(cfg.flink_url).live(PNL_JOB):
         assert time.monotonic() < deadline, f"{PNL_JOB} is not running on the test stack"
@@ -29,7 +29,7 @@ def _wait_for_the_sync(cfg, timeout: float = 180) -> None:
     is still starting its tasks when the first test begins, and the bench waits for Postgres only
     its settle time."""
     import psycopg
-    from brokerstream.connectors import check
+    from brokerstream.clients.connectors import check
     deadline = time.monotonic() + timeout
     while True:
         problems = check(cfg)
@@ -89,7 +89,7 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
     # stored in ClickHouse like every run (read by a process of its own: the embedded store has one owner)
     check = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "python"), "-c",
-         "import sys; from brokerstream import config; from brokerstream.analytics import store; "
+         "import sys; from brokerstream.common import config; from brokerstream.metrics import store; "
          "c = store.connect(config.load()); "
          f"print(c.query(\"SELECT count() FROM system_steps WHERE run_id = '{body['run_id']}'\").result_rows[0][0]); "
          f"print(c.query(\"SELECT uniqExact(step) FROM cost_lines WHERE run_id = '{body['run_id']}' "

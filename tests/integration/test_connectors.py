@@ -11,8 +11,8 @@ import psycopg
 import requests
 from confluent_kafka import Producer
 
-from brokerstream.connectors import Connect, check, load_specs
-from brokerstream.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.clients.connectors import Connect, check, load_specs
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 

@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from confluent_kafka import Consumer, TopicPartition
 
-from brokerstream.bench import architectures
-from brokerstream.flowcheck import (holdings, latest_positions, read_topic, reconcile, replay_positions,
+from brokerstream.loadtest.bench import architectures
+from brokerstream.ops.flowcheck import (holdings, latest_positions, read_topic, reconcile, replay_positions,
                                    result_key, wait_drained)
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders

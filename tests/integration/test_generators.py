@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from brokerstream.schemas import registry_client
+from brokerstream.clients.schemas import registry_client
 from brokerstream.gen import pgload, refdata
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_ticks

@@ -15,10 +15,10 @@ import psycopg
 import requests
 from confluent_kafka import Producer
 
-from brokerstream.flowcheck import read_topic, result_key
+from brokerstream.ops.flowcheck import read_topic, result_key
 from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick
 from brokerstream.gen.produce import command_value, schema_header
-from brokerstream.schemas import load_schema
+from brokerstream.clients.schemas import load_schema
 
 from .members import Members, check_decided_once, wait_acked
 from .test_integrity import account_of, end_offsets

@@ -11,7 +11,7 @@ import requests
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource
 
-from brokerstream.flowcheck import read_topic, result_key, wait_drained
+from brokerstream.ops.flowcheck import read_topic, result_key, wait_drained
 from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick
 from brokerstream.gen.produce import schema_header
 

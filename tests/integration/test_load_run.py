@@ -2,8 +2,8 @@
 stored in the embedded ClickHouse, and the report computed from it."""
 from __future__ import annotations
 
-from brokerstream.analytics import report, store
-from brokerstream.load import driver
+from brokerstream.metrics import report, store
+from brokerstream.loadtest import driver
 
 
 def test_a_short_constant_run_is_sampled_stored_and_reported(stack, world, tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
-from brokerstream.flinkjobs import PNL_JOB, Flink
+from brokerstream.clients.flinkjobs import PNL_JOB, Flink
 from brokerstream.gen.produce import produce_prices
 
 from .test_pnl_job import wait_for_marks

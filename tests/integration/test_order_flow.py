@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from confluent_kafka import Producer
 
-from brokerstream.flowcheck import holdings, read_topic, reconcile, result_key, wait_drained
+from brokerstream.ops.flowcheck import holdings, read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 from brokerstream.launcher.layout import Layout

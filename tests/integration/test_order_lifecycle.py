@@ -15,8 +15,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 
-from brokerstream import statement
-from brokerstream.flowcheck import read_topic, result_key
+from brokerstream.ops import statement
+from brokerstream.ops.flowcheck import read_topic, result_key
 
 from .conftest import launcher
 from .test_connectors import wait_for

@@ -15,9 +15,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry import Schema
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
-from brokerstream.schemas import registry_client
-from brokerstream.flinksql import SqlSession, wait_job
-from brokerstream.topics import load_catalog
+from brokerstream.clients.schemas import registry_client
+from brokerstream.clients.flinksql import SqlSession, wait_job
+from brokerstream.common.topics import load_catalog
 
 from .conftest import launcher
 

@@ -11,11 +11,11 @@ import uuid
 from collections import Counter
 from decimal import Decimal
 
-from brokerstream.flinkjobs import PNL_JOB, Flink, deploy, stop
-from brokerstream.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.clients.flinkjobs import PNL_JOB, Flink, deploy, stop
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_prices
-from brokerstream.market_model import load as market_model
+from brokerstream.gen.market_model import load as market_model
 
 MODEL = market_model()  # the one the P&L job values options with
 RATE = MODEL.rate

@@ -9,8 +9,8 @@ import uuid
 
 import psycopg
 
-from brokerstream.connectors import check
-from brokerstream.flowcheck import read_topic, reconcile, result_key, wait_drained
+from brokerstream.clients.connectors import check
+from brokerstream.ops.flowcheck import read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from brokerstream.analytics import store
+from brokerstream.metrics import store
 from brokerstream.lab import experiment, labreport, screenshot, steps
 from brokerstream.launcher.cpugroups import CpuGroups
 

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from brokerstream.schemas import Registry, SchemaError, check_all, register_all, schema_str, topic_subjects
+from brokerstream.clients.schemas import Registry, SchemaError, check_all, register_all, schema_str, topic_subjects
 
 V1 = {"type": "record", "name": "Thing", "namespace": "io.brokerstream.avro", "doc": "test",
       "fields": [{"name": "id", "type": "string", "doc": "id"}]}

@@ -15,8 +15,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from brokerstream.flinksql import SqlSession, wait_job
-from brokerstream.schemas import Registry, registry_client, schema_str
+from brokerstream.clients.flinksql import SqlSession, wait_job
+from brokerstream.clients.schemas import Registry, registry_client, schema_str
 
 from .conftest import ROOT
 

@@ -15,9 +15,9 @@ from decimal import Decimal
 
 import pytest
 
-from brokerstream import streamsql
-from brokerstream.flinksql import SqlSession
-from brokerstream.flowcheck import holdings, read_topic, wait_drained
+from brokerstream.ops import streamsql
+from brokerstream.clients.flinksql import SqlSession
+from brokerstream.ops.flowcheck import holdings, read_topic, wait_drained
 from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
 from brokerstream.gen.produce import produce_orders, produce_prices
 

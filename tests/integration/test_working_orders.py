@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from confluent_kafka import Producer
 
-from brokerstream.flowcheck import read_topic, result_key
+from brokerstream.ops.flowcheck import read_topic, result_key
 from brokerstream.gen.avro_binary import StringCache, encode_tick
 from brokerstream.gen.produce import command_value, schema_header
 

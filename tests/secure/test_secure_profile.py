@@ -12,9 +12,9 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from brokerstream import kafka_security
+from brokerstream.clients import kafka_security
 from brokerstream.gen.produce import produce_prices
-from brokerstream.kafka_clients import client_conf
+from brokerstream.clients.kafka_clients import client_conf
 
 
 def _wait_row(cfg, sql: str, args: tuple, timeout: float):

@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from brokerstream.analytics import pricesheet, store
-from brokerstream.load.shapes import BreakingPoint, Constant, StepBursts, Window
+from brokerstream.metrics import pricesheet, store
+from brokerstream.loadtest.shapes import BreakingPoint, Constant, StepBursts, Window
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -34,7 +34,7 @@ def test_price_sheet_parses_and_prices_a_run(tmp_path):
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    from brokerstream.config import Config
+    from brokerstream.common.config import Config
     folder = tmp_path_factory.mktemp("ch")
     c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{folder}"}))
     store.apply_ddl(c)
@@ -147,7 +147,7 @@ def test_breaking_point_warm_up_holds_the_first_users_and_is_not_judged():
 
 
 def test_no_statement_of_the_clickhouse_ddl_is_cut_by_a_semicolon_in_a_comment():
-    from brokerstream.analytics import store
+    from brokerstream.metrics import store
     for path in store.SQL_DIR.glob("*.sql"):
         for line in path.read_text().splitlines():
             code, _, comment = line.partition("--")

@@ -2,8 +2,8 @@
 that the launcher leaves the optional baseline out of a plain `up`."""
 import pytest
 
-from brokerstream import config
-from brokerstream.bench import architectures
+from brokerstream.common import config
+from brokerstream.loadtest.bench import architectures
 from brokerstream.launcher.stack import Stack
 
 

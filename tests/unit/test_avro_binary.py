@@ -8,7 +8,7 @@ from decimal import Decimal
 import fastavro
 
 from brokerstream.gen.avro_binary import StringCache, decimal_bytes, encode_order, encode_tick, framed, long_bytes
-from brokerstream.schemas import load_schema
+from brokerstream.clients.schemas import load_schema
 
 ORDER = fastavro.parse_schema(load_schema("Order"))
 TICK = fastavro.parse_schema(load_schema("PriceTick"))

@@ -2,7 +2,7 @@
 draw that ends on a data set with few instruments."""
 import datetime as dt
 
-from brokerstream.bench.pnl import draw_positions
+from brokerstream.loadtest.bench.pnl import draw_positions
 from brokerstream.gen import refdata
 
 AS_OF = dt.date(2026, 1, 5)
@@ -27,7 +27,7 @@ def test_closing_walks_through_the_same_keys_at_zero():
 def test_a_deadlock_victim_is_run_again_and_other_errors_are_not():
     import psycopg
     import pytest
-    from brokerstream.bench.pnl import retry_deadlocks
+    from brokerstream.loadtest.bench.pnl import retry_deadlocks
 
     calls = []
 

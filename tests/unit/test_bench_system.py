@@ -1,7 +1,7 @@
 """The system benchmark's bookkeeping: lag trends, verdicts, hop shares, the ceiling tool's output."""
 import pytest
 
-from brokerstream.bench import ceiling, probe, system
+from brokerstream.loadtest.bench import ceiling, probe, system
 
 SLO = {"accept_p99_ms": 20, "visible_p99_ms": 300, "committed_p99_ms": 1000, "tick_to_pnl_over_window_p99_ms": 1000,
        "position_to_postgres_p99_ms": 5000, "lag_growth_per_s": 200, "lag_floor_records": 20000}

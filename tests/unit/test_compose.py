@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import yaml
 
-from brokerstream import config
+from brokerstream.common import config
 
 COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
 SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",

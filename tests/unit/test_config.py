@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from brokerstream import config
+from brokerstream.common import config
 
 
 def write(tmp_path: Path, text: str) -> Path:

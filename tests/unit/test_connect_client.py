@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
-from brokerstream.connectors import Connect, ConnectorError, ConnectorSpec
+from brokerstream.clients.connectors import Connect, ConnectorError, ConnectorSpec
 
 
 class Worker:

@@ -1,11 +1,11 @@
 """The connector files agree with the topic catalog and the Postgres DDL, without a stack."""
 import re
 
-from brokerstream import config
-from brokerstream.bench import sink as sink_bench
-from brokerstream.config import ROOT
-from brokerstream.connectors import RETIRED, load_specs
-from brokerstream.topics import load_catalog
+from brokerstream.common import config
+from brokerstream.loadtest.bench import sink as sink_bench
+from brokerstream.common.config import ROOT
+from brokerstream.clients.connectors import RETIRED, load_specs
+from brokerstream.common.topics import load_catalog
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).

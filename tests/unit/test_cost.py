@@ -2,7 +2,7 @@
 the services add up to the kernel's count, and the table against the budget."""
 import pytest
 
-from brokerstream.bench import cost, costrun
+from brokerstream.loadtest.bench import cost, costrun
 
 SCRAPE = """# HELP kafka_requests_total Requests
 # TYPE kafka_requests_total counter

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from brokerstream import config
+from brokerstream.common import config
 from brokerstream.launcher.cpugroups import GROUPS, CpuGroups
 
 

@@ -1,7 +1,7 @@
 """Replaying positions from orders and fills: the arithmetic the integration tests check the flow with."""
 from decimal import Decimal
 
-from brokerstream.flowcheck import Message, replay_positions, result_key
+from brokerstream.ops.flowcheck import Message, replay_positions, result_key
 
 
 def order(partition, offset, order_id, side, quantity, member="M1", account="A1", instrument="EQ1"):
@@ -37,7 +37,7 @@ def test_records_decided_by_the_other_architecture_are_left_out():
 
 
 def test_cancelled_orders_balance_the_count_and_a_working_one_is_missing():
-    from brokerstream.flowcheck import reconcile
+    from brokerstream.ops.flowcheck import reconcile
 
     def result(order_id, status, reason=None):
         return Message(None, {"member_id": "M1", "order_id": order_id, "status": status, "reason": reason}, 0, 0, 0)
@@ -51,7 +51,7 @@ def test_cancelled_orders_balance_the_count_and_a_working_one_is_missing():
 
 
 def test_expired_day_orders_balance_the_count():
-    from brokerstream.flowcheck import reconcile
+    from brokerstream.ops.flowcheck import reconcile
 
     def result(order_id, status):
         return Message(None, {"member_id": "M1", "order_id": order_id, "status": status, "reason": None}, 0, 0, 0)

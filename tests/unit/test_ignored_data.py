@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from brokerstream import config
+from brokerstream.common import config
 
 ROOT = config.ROOT
 

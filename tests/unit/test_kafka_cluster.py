@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from brokerstream import config
+from brokerstream.common import config
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import all_services
 from brokerstream.launcher.services.kafka import ClusterSizeError, Kafka
-from brokerstream.topics import load_catalog
+from brokerstream.common.topics import load_catalog
 
 
 def cfg_of(tmp_path, **env):

@@ -8,13 +8,14 @@ import subprocess
 
 import pytest
 
-from brokerstream import config, kafka_security
-from brokerstream.config import ConfigError
-from brokerstream.kafka_clients import client_conf
+from brokerstream.common import config
+from brokerstream.clients import kafka_security
+from brokerstream.common.config import ConfigError
+from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import all_services
 from brokerstream.launcher.services.kafka import ClusterSizeError, Kafka, _argfile_quote
-from brokerstream.streamsql import with_kafka_login
+from brokerstream.ops.streamsql import with_kafka_login
 
 
 def cfg_of(tmp_path, **env):
@@ -96,7 +97,7 @@ def test_every_client_logs_in_as_its_own_principal_and_order_writers_as_the_gate
     assert env["BROKER_KAFKA_LOGIN"].endswith("client-streams.properties")
     assert env["BROKER_GATEWAY_KAFKA_LOGIN"].endswith("client-gateway.properties")
     assert not any(creds[p] in v for p in creds for v in env.values())  # files, not secrets, in the env
-    from brokerstream.flinkjobs import pnl_arguments
+    from brokerstream.clients.flinkjobs import pnl_arguments
     args = pnl_arguments(cfg)
     assert any(a.startswith("--kafka.login=") and a.endswith("client-flink.properties") for a in args)
     assert not any(creds[p] in a for p in creds for a in args)

@@ -1,5 +1,5 @@
 """API keys: random, long, shown once; only hashes and a public id are kept."""
-from brokerstream import keys
+from brokerstream.ops import keys
 from brokerstream.gen.refdata import key_id, sha256_hex
 
 

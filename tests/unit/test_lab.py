@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from brokerstream.analytics import pricesheet, store
+from brokerstream.metrics import pricesheet, store
 from brokerstream.lab import analysis, labreport, steps, usl
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
@@ -48,7 +48,7 @@ def test_usl_fit_recovers_known_terms_and_peak():
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    from brokerstream.config import Config
+    from brokerstream.common.config import Config
     c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{tmp_path_factory.mktemp('ch')}"}))
     store.apply_ddl(c)
     pricesheet.store(c, pricesheet.load())

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from brokerstream import config, market_model
+from brokerstream.common import config
+from brokerstream.gen import market_model
 
 ROOT = config.ROOT
 FLOW_SETTINGS = (ROOT / "streams/src/main/resources/broker-defaults.properties",

@@ -4,7 +4,7 @@ import re
 
 import yaml
 
-from brokerstream.config import ROOT
+from brokerstream.common.config import ROOT
 
 OPENAPI = ROOT / "streams" / "src" / "main" / "resources" / "openapi.yaml"
 GATEWAY = ROOT / "streams" / "src" / "main" / "java" / "io" / "brokerstream" / "streams" / "gateway" / "Gateway.java"

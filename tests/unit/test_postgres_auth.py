@@ -1,5 +1,5 @@
 """Postgres authentication and where its password travels (no server: the files and argv we write)."""
-from brokerstream import config
+from brokerstream.common import config
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services.postgres import hba_conf, ident, literal
 from brokerstream.launcher.services.registry import Registry

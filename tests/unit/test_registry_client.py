@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from brokerstream import config, schemas
+from brokerstream.common import config
+from brokerstream.clients import schemas
 
 from .test_connect_client import Worker
 

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import fastavro
 
-from brokerstream.analytics.collector import STATUS_COUNTS, result_status
-from brokerstream.schemas import load_schema
+from brokerstream.metrics.collector import STATUS_COUNTS, result_status
+from brokerstream.clients.schemas import load_schema
 
 
 def _encoded(status: str) -> bytes:

@@ -3,8 +3,8 @@ import json
 import fastavro
 import pytest
 
-from brokerstream import config
-from brokerstream.schemas import SCHEMA_DIR, SchemaError, load_schema, schema_str, topic_subjects
+from brokerstream.common import config
+from brokerstream.clients.schemas import SCHEMA_DIR, SchemaError, load_schema, schema_str, topic_subjects
 
 
 def test_every_topic_schema_is_self_contained_and_valid_avro():

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from brokerstream import streamsql
-from brokerstream.config import ROOT
-from brokerstream.streamsql import CatalogError, parse_catalog, parse_since, render, split_statements
+from brokerstream.ops import streamsql
+from brokerstream.common.config import ROOT
+from brokerstream.ops.streamsql import CatalogError, parse_catalog, parse_since, render, split_statements
 
 AVRO = ROOT / "schemas" / "src" / "main" / "avro"
 

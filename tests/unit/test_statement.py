@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from brokerstream.statement import COLUMNS, Statement, parse_time
+from brokerstream.ops.statement import COLUMNS, Statement, parse_time
 
 T0 = dt.datetime(2026, 11, 24, 14, 30, tzinfo=dt.timezone.utc)
 

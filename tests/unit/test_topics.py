@@ -1,7 +1,7 @@
 import pytest
 
-from brokerstream import config
-from brokerstream.topics import CatalogError, load_catalog
+from brokerstream.common import config
+from brokerstream.common.topics import CatalogError, load_catalog
 
 
 def test_catalog_names_every_flow_and_uses_the_partition_knob():

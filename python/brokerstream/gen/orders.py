@@ -20,9 +20,9 @@ from typing import Callable, Iterator, NamedTuple, Sequence, TypeVar
 
 T = TypeVar("T")
 
-from .. import market_model
-from . import popularity
-from .refdata import MICROS, RefData
+from brokerstream.gen import market_model
+from brokerstream.gen import popularity
+from brokerstream.gen.refdata import MICROS, RefData
 
 # Faults and the reason code the broker must answer them with.
 FAULTS = ("UNKNOWN_ACCOUNT", "ACCOUNT_INACTIVE", "MEMBER_INACTIVE", "UNKNOWN_INSTRUMENT", "OPTION_EXPIRED",

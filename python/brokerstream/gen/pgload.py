@@ -13,10 +13,10 @@ from decimal import Decimal
 
 import psycopg
 
-from ..errors import UserError
-from ..config import Config
-from . import refdata
-from .refdata import RefData
+from brokerstream.common.errors import UserError
+from brokerstream.common.config import Config
+from brokerstream.gen import refdata
+from brokerstream.gen.refdata import RefData
 
 TABLES = ("equity_starts", "instruments", "accounts", "members")  # children first
 

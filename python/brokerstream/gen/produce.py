@@ -14,13 +14,13 @@ from typing import Iterable
 
 from confluent_kafka import Producer
 
-from ..config import Config
-from ..kafka_clients import TOOLS, client_conf
-from ..kafka_security import GATEWAY, ORDERS_TOPIC
-from ..schemas import Registry, schema_str
-from .avro_binary import StringCache, encode_order, encode_tick, framed
-from .orders import GeneratedOrder
-from .ticks import Tick, TickGenerator
+from brokerstream.common.config import Config
+from brokerstream.clients.kafka_clients import TOOLS, client_conf
+from brokerstream.clients.kafka_security import GATEWAY, ORDERS_TOPIC
+from brokerstream.clients.schemas import Registry, schema_str
+from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick, framed
+from brokerstream.gen.orders import GeneratedOrder
+from brokerstream.gen.ticks import Tick, TickGenerator
 
 PRODUCER_DEFAULTS = {
     "partitioner": "murmur2_random",
@@ -50,7 +50,7 @@ def command_value(cfg: Config, order_id: str, action: str = "CANCEL", **fields) 
 
     import fastavro
 
-    from ..schemas import load_schema
+    from brokerstream.clients.schemas import load_schema
     out = io.BytesIO()
     record = {"order_id": order_id, "action": action, "client_ts": int(time.time() * 1000), "trace_id": None,
               **fields}

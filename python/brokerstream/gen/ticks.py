@@ -14,9 +14,9 @@ import math
 import random
 from dataclasses import dataclass
 
-from .. import market_model
-from . import popularity
-from .refdata import RefData
+from brokerstream.gen import market_model
+from brokerstream.gen import popularity
+from brokerstream.gen.refdata import RefData
 
 SECONDS_PER_YEAR = market_model.current().days_per_year * 24 * 3600  # volatilities are per model year
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..analytics import pricesheet, store
-from . import usl as usl_law
+from brokerstream.metrics import pricesheet, store
+from brokerstream.lab import usl as usl_law
 
 PROJECTED_VCPUS = (4, 8, 16, 32, 64)
 

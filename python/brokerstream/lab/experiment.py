@@ -21,12 +21,12 @@ import os
 import uuid
 from dataclasses import dataclass
 
-from ..analytics import store
-from ..config import Config
-from ..errors import UserError
-from ..launcher.provision import default_stack
-from ..load import driver
-from .steps import Step
+from brokerstream.metrics import store
+from brokerstream.common.config import Config
+from brokerstream.common.errors import UserError
+from brokerstream.launcher.provision import default_stack
+from brokerstream.loadtest import driver
+from brokerstream.lab.steps import Step
 
 
 THESIS = "thesis"
@@ -79,7 +79,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     if not groups.enabled:
         raise UserError("resource steps need a writable cgroup v1 cpu hierarchy (run as root; BS_CPU_PRIORITY "
                         "must not be off)")
-    from ..gen import pgload
+    from brokerstream.gen import pgload
     data = pgload.read(cfg)
     if not data.accounts:
         raise UserError("no reference data: ./brokerstream refdata load --scale small")
@@ -147,7 +147,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
 
 
 def _redeploy_pnl(cfg: Config, progress) -> None:
-    from .. import flinkjobs
+    from brokerstream.clients import flinkjobs
     progress(f"[lab] {flinkjobs.stop(cfg)}")
     progress(f"[lab] {flinkjobs.deploy(cfg)}")
 

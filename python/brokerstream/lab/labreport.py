@@ -11,8 +11,8 @@ from pathlib import Path
 
 import psutil
 
-from ..analytics import pricesheet
-from . import analysis as lab_analysis
+from brokerstream.metrics import pricesheet
+from brokerstream.lab import analysis as lab_analysis
 
 COLORS = {"measured": "#1f5fbf", "fargate": "#2a9d5c", "model": "#d9480f", "pnl": "#7b3fb0", "sla": "#b8860b",
           "baseline": "#8a8a8a"}
@@ -233,7 +233,7 @@ def summary(a: lab_analysis.LabAnalysis, comparison: list[dict] | None = None) -
 
 
 def experiment_meta(cfg) -> dict:
-    from ..analytics import store
+    from brokerstream.metrics import store
     client = store.connect(cfg)
     try:
         row = client.query("SELECT experiment_id, any(orders), any(tick_rate), any(conditions) FROM experiment_runs FINAL "

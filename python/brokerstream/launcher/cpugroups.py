@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config
+from brokerstream.common.config import Config
 
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory")

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..config import Config
-from .layout import Layout
-from .progress import StepFailed, run, say, step
+from brokerstream.common.config import Config
+from brokerstream.launcher.layout import Layout
+from brokerstream.common.progress import StepFailed, run, say, step
 
 TAG = "install"
 RUNTIME_POMS = Path("platform") / "runtime"

@@ -5,8 +5,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config
-from .procs import PidFile
+from brokerstream.common.config import Config
+from brokerstream.launcher.procs import PidFile
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 the system arrive) schemas, connectors and jobs. Every step is idempotent."""
 from __future__ import annotations
 
-from ..config import Config
-from ..kafka_clients import client_conf
-from ..topics import ensure_topics, load_catalog
-from .stack import Provisioner, Stack
+from brokerstream.common.config import Config
+from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.topics import ensure_topics, load_catalog
+from brokerstream.launcher.stack import Provisioner, Stack
 
 
 def topics(cfg: Config) -> str:
@@ -24,19 +24,19 @@ def postgres_ddl(cfg: Config) -> str:
 
 
 def schemas(cfg: Config) -> str:
-    from ..schemas import register_all
+    from brokerstream.clients.schemas import register_all
     registrations = register_all(cfg)
     return f"{len(registrations)} subjects registered (compatibility checked first)"
 
 
 def connectors(cfg: Config) -> str:
-    from ..connectors import apply
+    from brokerstream.clients.connectors import apply
     names = apply(cfg)
     return f"{len(names)} running: {', '.join(names)}"
 
 
 def pnl_job(cfg: Config) -> str:
-    from ..flinkjobs import deploy
+    from brokerstream.clients.flinkjobs import deploy
     return deploy(cfg)
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..config import Config
-from .cpugroups import CpuGroups
-from .layout import Layout
-from .procs import listening_sockets, rss_bytes, spawn, terminate
-from .progress import say
-from .services import Service, all_services
+from brokerstream.common.config import Config
+from brokerstream.launcher.cpugroups import CpuGroups
+from brokerstream.launcher.layout import Layout
+from brokerstream.launcher.procs import listening_sockets, rss_bytes, spawn, terminate
+from brokerstream.common.progress import say
+from brokerstream.launcher.services import Service, all_services
 
 TAG = "up"
 

@@ -1,16 +1,16 @@
 """The services of the native stack, in the order a reader meets them in docs/operations.md."""
 from __future__ import annotations
 
-from ...config import Config
-from ..layout import Layout
-from .base import Service
-from .baseline import Baseline
-from .connect import Connect
-from .flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
-from .kafka import Kafka, node_name
-from .postgres import Postgres
-from .registry import Registry
-from .streams import StreamsApp
+from brokerstream.common.config import Config
+from brokerstream.launcher.layout import Layout
+from brokerstream.launcher.services.base import Service
+from brokerstream.launcher.services.baseline import Baseline
+from brokerstream.launcher.services.connect import Connect
+from brokerstream.launcher.services.flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
+from brokerstream.launcher.services.kafka import Kafka, node_name
+from brokerstream.launcher.services.postgres import Postgres
+from brokerstream.launcher.services.registry import Registry
+from brokerstream.launcher.services.streams import StreamsApp
 
 SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway, StreamsApp,
                  Baseline)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...config import Config
-from ..layout import Layout
+from brokerstream.common.config import Config
+from brokerstream.launcher.layout import Layout
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def port_open(host: str, port: int, timeout: float = 1.0) -> bool:
 
 def write_if_changed(path: Path, text: str) -> None:
     """Config files are the stack user's alone (mode 0600): in the secure profile some hold passwords."""
-    from ...kafka_security import write_private
+    from brokerstream.clients.kafka_security import write_private
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
         write_private(path, text)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ...kafka_security import java_client_file
-from .base import Launch, Service, http_ok, java_opts
+from brokerstream.clients.kafka_security import java_client_file
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
 
 JAR = ("baseline", "baseline-0.1.0.jar")
 

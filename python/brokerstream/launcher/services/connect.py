@@ -5,9 +5,9 @@ import json
 import os
 from dataclasses import dataclass
 
-from ...kafka_security import java_client_properties
-from .base import Launch, Service, http_ok, java_opts, write_if_changed
-from .kafka import LOG4J
+from brokerstream.clients.kafka_security import java_client_properties
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, write_if_changed
+from brokerstream.launcher.services.kafka import LOG4J
 
 REQUIRED_PLUGINS = (
     "io.debezium.connector.postgresql.PostgresConnector",

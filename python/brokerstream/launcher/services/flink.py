@@ -11,7 +11,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from .base import LOCALE, Launch, Service, http_ok, write_if_changed
+from brokerstream.launcher.services.base import LOCALE, Launch, Service, http_ok, write_if_changed
 
 # The three processes share one configuration folder and may be prepared at the same time.
 _PREPARE_LOCK = threading.Lock()

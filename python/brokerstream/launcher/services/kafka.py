@@ -6,11 +6,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ... import kafka_security
-from ...errors import UserError
-from ...kafka_clients import client_conf
-from ..progress import run
-from .base import Launch, Service, java_opts, port_open, write_if_changed
+from brokerstream.clients import kafka_security
+from brokerstream.common.errors import UserError
+from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.progress import run
+from brokerstream.launcher.services.base import Launch, Service, java_opts, port_open, write_if_changed
 
 LOG4J = "platform/logging/kafka-log4j2.properties"
 METRICS = "platform/metrics/kafka-jmx.yaml"

@@ -17,8 +17,8 @@ import signal
 import subprocess
 from dataclasses import dataclass
 
-from ..progress import StepFailed, run
-from .base import Launch, Service
+from brokerstream.common.progress import StepFailed, run
+from brokerstream.launcher.services.base import Launch, Service
 
 OS_USER = "postgres"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .base import Launch, Service, http_ok, java_opts
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
 
 
 @dataclass

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ...kafka_security import GATEWAY, java_client_file
-from .base import Launch, Service, http_ok, java_opts
+from brokerstream.clients.kafka_security import GATEWAY, java_client_file
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
 
 JAR = ("streams", "streams-0.1.0.jar")
 

@@ -1,0 +1,197 @@
+"""The cost of an order and of a tick, each alone, against the budget (loadtest/budget.yaml):
+
+    ./brokerstream bench cost [--rate 1000] [--tick-rate 1000] [--seconds 30] [--positions 20000]
+
+Every service runs (P&L job, connectors) throughout. Three windows, each read at its edges (bench/cost.py):
+
+1. idle: no orders, no ticks (what the stack spends doing nothing, subtracted from the others);
+2. orders alone: --rate orders/s through the gateway for --seconds (the load client's POST and long poll,
+   open loop), no ticks; the window closes once the Postgres sync has caught up, so an order's whole
+   path is in it;
+3. ticks alone: --positions open positions for the P&L job, ticks at --tick-rate for --seconds, no
+   orders; closes once the P&L sync has caught up.
+
+Each window prints CPU microseconds per unit by service (above idle), broker requests by API key,
+records and bytes written by topic and Postgres rows by table; stored in ClickHouse (`cost_lines`).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import multiprocessing
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from brokerstream.metrics.collector import GROUPS
+from brokerstream.common.config import ROOT, Config
+from brokerstream.gen import pgload
+from brokerstream.launcher.cpugroups import CpuGroups
+from brokerstream.launcher.services import service_names
+from brokerstream.loadtest.bench import cost
+
+BUDGET_FILE = ROOT / "loadtest" / "budget.yaml"
+SYNC_GROUPS = ["connect-sink-orders"]
+ALL_GROUPS = list(GROUPS)
+
+
+def load_budget(path: Path = BUDGET_FILE) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+@dataclass
+class CostResult:
+    run_id: str
+    idle: cost.Cost
+    orders: cost.Cost | None
+    ticks: cost.Cost | None
+    budget: dict
+    started: dt.datetime
+    settings: dict
+
+    def lines(self) -> list[str]:
+        out = [f"run {self.run_id}: every service on (P&L job, connectors)",
+               f"idle: {self.idle.stack_cores:.2f} cores over {self.idle.seconds:.0f} s: " + ", ".join(
+                   f"{s} {c:.3f}" for s, c in sorted(self.idle.cpu_cores.items(), key=lambda kv: -kv[1]) if c >= 0.0005)]
+        if self.orders:
+            out += cost.lines(self.orders, self.idle, self.budget.get("orders"))
+        if self.ticks:
+            out += cost.lines(self.ticks, self.idle, self.budget.get("ticks"))
+        for c in (self.idle, self.orders, self.ticks):
+            problem = c and cost.check_adds_up(c)
+            if problem:
+                out.append(f"  check ({c.label}): {problem}")
+        return out
+
+
+def lowest(a: cost.Cost, b: cost.Cost) -> cost.Cost:
+    """The idle stack: each service at the lower of its two idle readings."""
+    cores = {s: min(a.cpu_cores.get(s, v), v) for s, v in b.cpu_cores.items()}
+    groups = {g: min(a.group_cores.get(g, v), v) for g, v in b.group_cores.items()}
+    return cost.Cost("idle", "second", a.units + b.units, a.seconds + b.seconds, cores, {}, groups,
+                     "no orders, no ticks; each service at the lower of two readings")
+
+
+def _settle(cfg: Config, groups: list[str], timeout: float) -> None:
+    from brokerstream.loadtest.bench.system import _wait_settled
+    _wait_settled(cfg, groups, timeout, floor=200)
+
+
+def _tick_process(cfg: Config, seed: int, rate: float, stop) -> None:
+    from brokerstream.gen.produce import produce_ticks
+    from brokerstream.gen.ticks import TickGenerator
+    produce_ticks(cfg, TickGenerator(pgload.read(cfg), seed, rate=rate), duration=24 * 3600, stop=stop.is_set,
+                  snapshot=False)
+
+
+def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: float = 30, positions: int = 20_000,
+        idle_seconds: float = 20, warmup_seconds: float = 20, settle: float = 120, seed: int = 29,
+        budget: dict | None = None,
+        progress=print) -> CostResult:
+    from brokerstream.clients.flinkjobs import PNL_JOB, Flink
+    from brokerstream.loadtest.bench.drain import open_prices
+    from brokerstream.loadtest.bench.pnl import write_positions
+    from brokerstream.loadtest.bench.system import LoadClient, plan, wait_for_reference_data
+
+    budget = budget if budget is not None else load_budget()
+    data = pgload.read(cfg)
+    if not data.accounts:
+        raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
+    if not Flink(cfg.flink_url).live(PNL_JOB):
+        raise RuntimeError(f"{PNL_JOB} is not running: costs are measured with every service on (./brokerstream up)")
+    meter = cost.Meter(cfg, service_names(cfg))
+    cpu = CpuGroups.of(cfg)
+    run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    started = dt.datetime.now(dt.timezone.utc)
+    progress("[cost] opening prices")
+    open_prices(cfg, data, seed)
+    wait_for_reference_data(cfg, data, progress)
+    _settle(cfg, ALL_GROUPS, settle)
+
+    progress(f"[cost] idle: {idle_seconds:.0f} s, no orders, no ticks")
+    a = meter.read()
+    time.sleep(idle_seconds)
+    idle = cost.Cost.between(a, meter.read(), label="idle", unit="second", units=idle_seconds,
+                             conditions="no orders, no ticks")
+
+    orders = ticks = None
+    client = None
+    try:
+        if rate > 0:
+            client = LoadClient(cfg, plan(cfg, data, seed=seed, trace_one_in=100), cpu)
+            # a just-started JVM compiles its hot paths over the first tens of thousands of orders
+            progress(f"[cost] warm-up: {warmup_seconds:.0f} s through the gateway at {rate:,.0f} orders/s")
+            client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
+            _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
+            progress(f"[cost] orders alone: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
+            a = meter.read()
+            answer = client.step("http", rate, seconds, "cost" + uuid.uuid4().hex[:6], 30)
+            _settle(cfg, ALL_GROUPS, settle)
+            orders = cost.Cost.between(a, meter.read(), label="orders alone", unit="order", units=answer["sent"],
+                                       conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
+                                                  f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
+                                                  "no ticks, Postgres sync caught up")
+    finally:
+        if client:
+            client.close()
+
+    if tick_rate > 0:
+        opened = write_positions(cfg, data, positions, 0.3, seed)[0] if positions else 0
+        progress(f"[cost] ticks alone: {opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
+        _settle(cfg, ["brokerstream-pnl", "connect-sink-marks"], settle)
+        ctx = multiprocessing.get_context("fork")
+        stop = ctx.Event()
+        proc = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop), daemon=True)
+        proc.start()
+        cpu.place("clients", [proc.pid])
+        try:
+            time.sleep(max(10.0, warmup_seconds / 2))  # the generator and the windows warm up
+            a = meter.read()
+            time.sleep(seconds)
+            b_ticks = meter.read().broker.get(("records", "price-ticks"), 0.0)
+        finally:
+            stop.set()
+            proc.join(30)
+        # marks a window left unsnapshotted are written at the next snapshot period: part of the ticks' cost
+        time.sleep(cfg.int("BS_PNL_SNAPSHOT_INTERVAL_MS") / 1000 if cfg.get("BS_PNL_SNAPSHOT_INTERVAL_MS") else 30)
+        _settle(cfg, ALL_GROUPS, settle)
+        b = meter.read()
+        ticked = b_ticks - a.broker.get(("records", "price-ticks"), 0.0)
+        ticks = cost.Cost.between(a, b, label="ticks alone", unit="tick", units=ticked,
+                                  conditions=f"{opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
+                                             "over every active equity, no orders, P&L sync caught up")
+        if positions:
+            write_positions(cfg, data, positions, 0.3, seed, close=True)
+
+    # Idle again at the end: right after a start the stack is not idle (compilation, log cleaning, restores),
+    # and what it spends then is no order's or tick's. Each service's idle is the lower of the two.
+    progress(f"[cost] idle again: {idle_seconds:.0f} s")
+    a = meter.read()
+    time.sleep(idle_seconds)
+    idle = lowest(idle, cost.Cost.between(a, meter.read(), label="idle", unit="second", units=idle_seconds,
+                                          conditions="no orders, no ticks"))
+    return CostResult(run_id, idle, orders, ticks, budget, started,
+                      {"rate": rate, "tick_rate": tick_rate, "seconds": seconds, "positions": positions,
+                       "idle_seconds": idle_seconds, "warmup_seconds": warmup_seconds, "seed": seed})
+
+
+def store(cfg: Config, result: CostResult) -> None:
+    from dataclasses import asdict
+    from brokerstream.metrics import store as chstore
+    from brokerstream.loadtest.driver import new_record
+    record = new_record(cfg, "cost", "windows", json.dumps(result.settings), result.settings["seed"], 1)
+    record.run_id, record.started, record.ended = result.run_id, result.started, dt.datetime.now(dt.timezone.utc)
+    client = chstore.connect(cfg)
+    try:
+        chstore.apply_ddl(client)
+        client.insert("runs", [list(asdict(record).values())], column_names=list(asdict(record)))
+        rows = cost.rows(result.run_id, 1, "idle", result.idle)
+        for step, phase, c in ((2, "orders", result.orders), (3, "ticks", result.ticks)):
+            if c:
+                rows += cost.rows(result.run_id, step, phase, c, result.idle)
+        client.insert("cost_lines", rows, column_names=cost.COST_COLUMNS)
+    finally:
+        client.close()

@@ -1,0 +1,1 @@
+"""Operators' tools over a running stack: API keys, statements and histories, reconciliation, stream SQL."""
