@@ -7,6 +7,7 @@ BS_LOAD_THINK_MIN/MAX (seconds), BS_LOAD_WEIGHTS "order,status,positions" (defau
 breaking point: BS_LOAD_STEP_USERS, BS_LOAD_HOLD, BS_LOAD_SLO_P95_MS, BS_LOAD_MAX_USERS,
 BS_LOAD_WARMUP (seconds at the first users count, not judged); BS_LOAD_RESULT_FILE gets C_SLA.
 """
+
 from __future__ import annotations
 
 import collections
@@ -44,10 +45,15 @@ class Member(FastHttpUser):
 
     @task(WEIGHTS[0])
     def place_order(self):
-        body = {"account_id": random.choice(self.accounts), "instrument_id": random.choice(EQUITIES),
-                "side": random.choice(["BUY", "BUY", "SELL"]), "quantity": random.randint(1, 20)}
-        with self.client.post("/orders", json=body, headers=self.headers, name="POST /orders",
-                              catch_response=True) as resp:
+        body = {
+            "account_id": random.choice(self.accounts),
+            "instrument_id": random.choice(EQUITIES),
+            "side": random.choice(["BUY", "BUY", "SELL"]),
+            "quantity": random.randint(1, 20),
+        }
+        with self.client.post(
+            "/orders", json=body, headers=self.headers, name="POST /orders", catch_response=True
+        ) as resp:
             if resp.status_code == 202:
                 self.placed.append(resp.json()["order_id"])
                 resp.success()
@@ -61,8 +67,11 @@ class Member(FastHttpUser):
 
     @task(WEIGHTS[2])
     def positions(self):
-        self.client.get(f"/accounts/{random.choice(self.accounts)}/positions", headers=self.headers,
-                        name="GET /accounts/{id}/positions")
+        self.client.get(
+            f"/accounts/{random.choice(self.accounts)}/positions",
+            headers=self.headers,
+            name="GET /accounts/{id}/positions",
+        )
 
 
 def _shape():
@@ -71,11 +80,14 @@ def _shape():
     if kind == "constant":
         return Constant(users, duration)
     if kind == "breaking-point":
-        return BreakingPoint(start_users=users, step_users=int(_env("BS_LOAD_STEP_USERS", "20")),
-                             hold_seconds=float(_env("BS_LOAD_HOLD", "15")),
-                             slo_p95_ms=float(_env("BS_LOAD_SLO_P95_MS", "200")),
-                             max_users=int(_env("BS_LOAD_MAX_USERS", "10000")),
-                             warmup_seconds=float(_env("BS_LOAD_WARMUP", "0")))
+        return BreakingPoint(
+            start_users=users,
+            step_users=int(_env("BS_LOAD_STEP_USERS", "20")),
+            hold_seconds=float(_env("BS_LOAD_HOLD", "15")),
+            slo_p95_ms=float(_env("BS_LOAD_SLO_P95_MS", "200")),
+            max_users=int(_env("BS_LOAD_MAX_USERS", "10000")),
+            warmup_seconds=float(_env("BS_LOAD_WARMUP", "0")),
+        )
     if kind == "bursts":
         return StepBursts(users, int(_env("BS_LOAD_STEP_USERS", "20")), 10, 5, int(duration // 15))
     raise ValueError(f"BS_LOAD_SHAPE: constant, breaking-point or bursts, not {kind!r}")
@@ -90,11 +102,20 @@ class RunShape(LoadTestShape):
         requests, failures = total.num_requests, total.num_failures
         d_req, d_fail = requests - self._last[0], failures - self._last[1]
         self._last = (requests, failures)
-        window = Window(rps=total.current_rps, p95_ms=total.get_current_response_time_percentile(0.95) or 0.0,
-                        error_ratio=(d_fail / d_req) if d_req else 0.0)
+        window = Window(
+            rps=total.current_rps,
+            p95_ms=total.get_current_response_time_percentile(0.95) or 0.0,
+            error_ratio=(d_fail / d_req) if d_req else 0.0,
+        )
         step = self.logic.tick(self.get_run_time(), window)
         if step is None and isinstance(self.logic, BreakingPoint) and _env("BS_LOAD_RESULT_FILE"):
             with open(_env("BS_LOAD_RESULT_FILE"), "w") as f:
-                json.dump({"c_sla": self.logic.c_sla, "stopped_because": self.logic.stopped_because,
-                           "steps": self.logic.steps}, f)
+                json.dump(
+                    {
+                        "c_sla": self.logic.c_sla,
+                        "stopped_because": self.logic.stopped_because,
+                        "steps": self.logic.steps,
+                    },
+                    f,
+                )
         return step

@@ -1,4 +1,5 @@
 """Shared test setup: the tests import the brokerstream package from python/."""
+
 import sys
 from pathlib import Path
 

@@ -6,6 +6,7 @@ the integration suite has stopped its stack, so the two never share the machine'
 BS_TEST_KEEP_STACK=1 reuses a running cluster stack and leaves it running. The suite runs in either Kafka
 profile: `BS_KAFKA_SECURITY=sasl_ssl` in the environment runs the three nodes with TLS, SCRAM and ACLs.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Three Kafka nodes, every topic replicated 3 ways with min.insync.replicas 2: one node dies (kill -9)
 while members send orders through the gateway. Nothing is restarted by hand: the flow goes on, every
 order the gateway acknowledged is decided exactly once, none is lost. `up` then brings the node back."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ from collections import Counter
 from confluent_kafka.admin import AdminClient, ConfigResource
 
 from brokerstream.clients.kafka_clients import client_conf
-from brokerstream.launcher.services.kafka import node_name
 from brokerstream.common.topics import load_catalog
+from brokerstream.launcher.services.kafka import node_name
 
 from ..integration.conftest import launcher
 from ..integration.members import Members, check_decided_once, wait_acked
@@ -36,8 +37,12 @@ def test_every_topic_is_replicated_on_three_nodes(cluster, cluster_world):
     assert sorted(meta.brokers) == [1, 2, 3]
     catalog = {t.name for t in load_catalog(cluster)}
     # the catalog's topics and those the apps made for themselves (changelogs, offsets, transactions)
-    internal = [n for n in meta.topics if n.startswith("brokerstream-orders-") or n in
-                ("__consumer_offsets", "__transaction_state", "_connect-configs")]
+    internal = [
+        n
+        for n in meta.topics
+        if n.startswith("brokerstream-orders-")
+        or n in ("__consumer_offsets", "__transaction_state", "_connect-configs")
+    ]
     assert internal, sorted(meta.topics)
     for name in sorted(catalog) + internal:
         for pid, part in meta.topics[name].partitions.items():
@@ -47,8 +52,9 @@ def test_every_topic_is_replicated_on_three_nodes(cluster, cluster_world):
     assert entries["min.insync.replicas"].value == "2"
 
 
-def test_kill_minus_nine_of_one_broker_loses_nothing_and_needs_no_manual_step(cluster, cluster_env, cluster_world,
-                                                                             cluster_gateway_for):
+def test_kill_minus_nine_of_one_broker_loses_nothing_and_needs_no_manual_step(
+    cluster, cluster_env, cluster_world, cluster_gateway_for
+):
     tag = f"kn{uuid.uuid4().hex[:6]}"
     with Members(cluster_gateway_for, cluster_world, tag) as members:
         wait_acked(members, 50, 60, "no order acknowledged before the kill")

@@ -3,15 +3,19 @@
 The session starts it with the project's own launcher and stops it at the end, by pid file.
 BS_TEST_KEEP_STACK=1 reuses a running test stack and leaves it running (for quick iterations).
 """
+
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import os
 import shutil
 import subprocess
+import time as _time
 from pathlib import Path
 
 import pytest
+import requests as _requests
 
 from brokerstream.common import config
 
@@ -80,10 +84,6 @@ def stack(stack_env, cfg):
 
 
 # --- the order flow's world: reference data in Postgres (Debezium carries it), opening prices --------
-import datetime as _dt
-import time as _time
-
-import requests as _requests
 
 REFDATA_SEED = 42
 
@@ -118,8 +118,8 @@ class GatewayClient:
 
 def load_world(cfg: config.Config):
     """Tiny reference data loaded and visible to the order flow, every equity with an opening price."""
-    from brokerstream.loadtest.bench.drain import open_prices
     from brokerstream.gen import pgload, refdata
+    from brokerstream.loadtest.bench.drain import open_prices
 
     data = refdata.generate("tiny", REFDATA_SEED, _dt.datetime.now(_dt.timezone.utc).date())
     pgload.load(cfg, data, replace=True, progress=lambda _: None)
@@ -130,8 +130,15 @@ def load_world(cfg: config.Config):
     gw = GatewayClient(cfg.gateway_url, refdata.api_key(REFDATA_SEED, member))
     deadline = _time.monotonic() + 60
     while True:
-        resp = gw.post("/orders", {"account_id": account.account_id, "instrument_id": data.instruments[0].instrument_id,
-                                   "side": "BUY", "quantity": 1})
+        resp = gw.post(
+            "/orders",
+            {
+                "account_id": account.account_id,
+                "instrument_id": data.instruments[0].instrument_id,
+                "side": "BUY",
+                "quantity": 1,
+            },
+        )
         if resp.status_code == 202:
             result = gw.get(f"/orders/{resp.json()['order_id']}", wait_ms=5000)
             if result.status_code == 200 and result.json()["status"] == "ACCEPTED":
@@ -146,6 +153,7 @@ def gateway_factory(cfg: config.Config):
 
     def make(member_id: str | None, url: str | None = None) -> GatewayClient:
         return GatewayClient(url or cfg.gateway_url, api_key(REFDATA_SEED, member_id) if member_id else None)
+
     return make
 
 

@@ -1,5 +1,6 @@
 """Members posting orders through the gateway while something breaks, and the check that follows:
 every order the gateway acknowledged (202) is decided exactly once, and nothing else is."""
+
 from __future__ import annotations
 
 import threading
@@ -17,16 +18,18 @@ class Members:
     def __init__(self, gateway_for, world, tag: str, threads: int = 4):
         active = {m.member_id for m in world.members if m.status == "ACTIVE"}
         accounts = [a for a in world.accounts if a.status == "ACTIVE" and a.member_id in active]
-        self.equity = next(i.instrument_id for i in world.instruments if i.instrument_type == "EQUITY"
-                           and i.status == "ACTIVE")
+        self.equity = next(
+            i.instrument_id for i in world.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"
+        )
         self.picks = [(a.member_id, a.account_id) for a in accounts[:threads]]
         self.gateway_for, self.tag = gateway_for, tag
         self.acked: list[tuple[str, str]] = []
         self.unacked: list[tuple[str, str, str]] = []
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.workers = [threading.Thread(target=self._run, args=(i, m, a), daemon=True)
-                        for i, (m, a) in enumerate(self.picks)]
+        self.workers = [
+            threading.Thread(target=self._run, args=(i, m, a), daemon=True) for i, (m, a) in enumerate(self.picks)
+        ]
 
     def _run(self, i: int, member: str, account: str) -> None:
         gw = self.gateway_for(member)
@@ -35,9 +38,17 @@ class Members:
             order_id = f"{self.tag}-{i}-{n}"
             n += 1
             try:
-                resp = gw.http.post(gw.url + "/orders", json={"order_id": order_id, "account_id": account,
-                                                              "instrument_id": self.equity, "side": "BUY",
-                                                              "quantity": 1}, timeout=60)
+                resp = gw.http.post(
+                    gw.url + "/orders",
+                    json={
+                        "order_id": order_id,
+                        "account_id": account,
+                        "instrument_id": self.equity,
+                        "side": "BUY",
+                        "quantity": 1,
+                    },
+                    timeout=60,
+                )
                 outcome = resp.status_code
             except requests.RequestException as e:
                 outcome = type(e).__name__

@@ -1,6 +1,7 @@
 """The architecture baseline (baseline/) against the streams app, on the real stack: the same reference
 data, the same price, the same 20,000 order records with faults, read by both at once. Every order must
 reach the same outcome in both, and the books must end the same: positions, cash, realized P&L."""
+
 from __future__ import annotations
 
 import collections
@@ -14,12 +15,12 @@ import pytest
 import requests
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
 from brokerstream.gen.produce import prefill, produce_ticks
 from brokerstream.gen.refdata import rows
 from brokerstream.gen.ticks import TickGenerator
-from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 
 from .conftest import ROOT
 
@@ -31,8 +32,10 @@ def fresh_members(cfg, world, tag: str):
     """Copies of the world's members and accounts under new ids (same statuses, cash, credit): neither
     architecture has booked anything for them, so both start from the same empty books."""
     members = [dataclasses.replace(m, member_id=f"{tag}-{m.member_id}") for m in world.members]
-    accounts = [dataclasses.replace(a, account_id=f"{tag}-{a.account_id}", member_id=f"{tag}-{a.member_id}")
-                for a in world.accounts]
+    accounts = [
+        dataclasses.replace(a, account_id=f"{tag}-{a.account_id}", member_id=f"{tag}-{a.member_id}")
+        for a in world.accounts
+    ]
     data = dataclasses.replace(world, members=members, accounts=accounts, api_keys=[])
     with psycopg.connect(cfg.postgres_dsn()) as conn:
         for table, columns, values in rows(data):
@@ -60,18 +63,29 @@ def baseline_process(stack, stack_env):
     admin = AdminClient(client_conf(cfg))
     admin.create_topics([NewTopic(results, 8, 1)])[results].result(30)
     port = cfg.port("baseline") + HTTP_PORT_SHIFT
-    env = {**stack_env,
-           "BASELINE_KAFKA_BOOTSTRAP": cfg.kafka_bootstrap, "BASELINE_REGISTRY_URL": cfg.registry_url,
-           "BASELINE_DB_URL": f"jdbc:postgresql://{cfg['BS_POSTGRES_HOST']}:{cfg.port('postgres')}/{cfg['BS_POSTGRES_DB']}",
-           "BASELINE_DB_USER": cfg["BS_POSTGRES_USER"], "BASELINE_DB_PASSWORD": cfg["BS_POSTGRES_PASSWORD"],
-           "BASELINE_DB_SCHEMA": schema, "BASELINE_TOPICS_RESULTS": results,
-           "BASELINE_GROUPS_ORDERS": f"{tag}-orders", "BASELINE_GROUPS_PRICES": f"{tag}-prices",
-           "BASELINE_GROUPS_START": "latest", "BASELINE_HTTP_HOST": cfg.bind, "BASELINE_HTTP_PORT": str(port),
-           "BASELINE_CONFIG_FILE": str(ROOT / "platform" / "baseline.properties")}
+    env = {
+        **stack_env,
+        "BASELINE_KAFKA_BOOTSTRAP": cfg.kafka_bootstrap,
+        "BASELINE_REGISTRY_URL": cfg.registry_url,
+        "BASELINE_DB_URL": f"jdbc:postgresql://{cfg['BS_POSTGRES_HOST']}:{cfg.port('postgres')}/{cfg['BS_POSTGRES_DB']}",
+        "BASELINE_DB_USER": cfg["BS_POSTGRES_USER"],
+        "BASELINE_DB_PASSWORD": cfg["BS_POSTGRES_PASSWORD"],
+        "BASELINE_DB_SCHEMA": schema,
+        "BASELINE_TOPICS_RESULTS": results,
+        "BASELINE_GROUPS_ORDERS": f"{tag}-orders",
+        "BASELINE_GROUPS_PRICES": f"{tag}-prices",
+        "BASELINE_GROUPS_START": "latest",
+        "BASELINE_HTTP_HOST": cfg.bind,
+        "BASELINE_HTTP_PORT": str(port),
+        "BASELINE_CONFIG_FILE": str(ROOT / "platform" / "baseline.properties"),
+    }
     log = open(cfg.data_dir / "logs" / f"baseline-{tag}.log", "w")
-    proc = subprocess.Popen([cfg.java(min_version=21), "-Xmx512m", "-jar",
-                             str(ROOT / "baseline" / "target" / "baseline-0.1.0.jar")],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [cfg.java(min_version=21), "-Xmx512m", "-jar", str(ROOT / "baseline" / "target" / "baseline-0.1.0.jar")],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -128,13 +142,17 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
     streams = read_topic(cfg, "order-results", keys=ours)
     baseline = read_topic(cfg, run["results"], keys=ours)
     assert len(streams) == len({m.key for m in streams}) == ORDERS
-    assert len(baseline) == len({m.key for m in baseline}) == ORDERS, \
+    assert len(baseline) == len({m.key for m in baseline}) == ORDERS, (
         f"baseline: {len(baseline)} results, {len({m.key for m in baseline})} orders of {ORDERS}"
+    )
 
     fields = ("status", "reason", "reason_detail", "fill_price", "realized_pnl", "ingest_ts")
     by_key = {m.key: m.value for m in streams}
-    differ = [(m.key, {f: (by_key[m.key][f], m.value[f]) for f in fields if by_key[m.key][f] != m.value[f]})
-              for m in baseline if any(by_key[m.key][f] != m.value[f] for f in fields)]
+    differ = [
+        (m.key, {f: (by_key[m.key][f], m.value[f]) for f in fields if by_key[m.key][f] != m.value[f]})
+        for m in baseline
+        if any(by_key[m.key][f] != m.value[f] for f in fields)
+    ]
     assert not differ, f"{len(differ)} orders decided differently (streams, baseline), e.g. {differ[:3]}"
     outcomes = collections.Counter(v["reason"] or v["status"] for v in by_key.values())
     # the faults were injected, and each reached its reason in both
@@ -142,11 +160,19 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
 
     # The books: positions (quantity, average cost, realized P&L) and the cash that fills moved.
     accounts = {a.account_id for a in data.accounts}
-    streams_positions = {k: (p["quantity"], p["avg_cost"], p["realized_pnl"])
-                         for k, p in latest_positions(cfg).items() if k.partition("|")[0] in accounts}
+    streams_positions = {
+        k: (p["quantity"], p["avg_cost"], p["realized_pnl"])
+        for k, p in latest_positions(cfg).items()
+        if k.partition("|")[0] in accounts
+    }
     with psycopg.connect(cfg.postgres_dsn()) as conn:
-        baseline_positions = {f"{a}|{i}": (q, c, r) for a, i, q, c, r in conn.execute(
-            f"SELECT account_id, instrument_id, quantity, avg_cost, realized_pnl FROM {run['schema']}.mono_positions")}
+        baseline_positions = {
+            f"{a}|{i}": (q, c, r)
+            for a, i, q, c, r in conn.execute(
+                "SELECT account_id, instrument_id, quantity, avg_cost, realized_pnl FROM "
+                f"{run['schema']}.mono_positions"
+            )
+        }
         baseline_cash = {a: m for a, m in conn.execute(f"SELECT account_id, moved FROM {run['schema']}.mono_cash")}
     assert streams_positions, "the streams app booked nothing"
     assert baseline_positions == streams_positions
@@ -161,8 +187,8 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
 
 
 def test_bench_drain_measures_the_baseline_and_puts_the_streams_app_back(stack, world):
-    from brokerstream.loadtest.bench import drain
     from brokerstream.launcher.provision import default_stack
+    from brokerstream.loadtest.bench import drain
 
     result = drain.run(stack, orders=3000, warmup=0, tick_rate=500, architecture="baseline", progress=lambda _: None)
     assert result.architecture == "baseline"
@@ -180,14 +206,30 @@ def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_
     bench leaves its tables and the order flows as it found them."""
     import json
 
-    from brokerstream.loadtest.bench.architectures import STREAMS_GROUP, baseline_setting
     from brokerstream.launcher.provision import default_stack
+    from brokerstream.loadtest.bench.architectures import STREAMS_GROUP, baseline_setting
 
     from .conftest import launcher
 
     out = tmp_path / "system.json"
-    proc = launcher(stack_env, "bench", "system", "--short", "--architecture", "baseline", "--rates", "200,800",
-                    "--tick-rate", "500", "--positions", "300", "--no-ceiling", "--json", str(out), timeout=400)
+    proc = launcher(
+        stack_env,
+        "bench",
+        "system",
+        "--short",
+        "--architecture",
+        "baseline",
+        "--rates",
+        "200,800",
+        "--tick-rate",
+        "500",
+        "--positions",
+        "300",
+        "--no-ceiling",
+        "--json",
+        str(out),
+        timeout=400,
+    )
     assert "the baseline monolith deciding and marking" in proc.stdout, proc.stdout
     body = json.loads(out.read_text())
     assert body["architecture"] == "baseline" and body["settings"]["architecture"] == "baseline"
@@ -211,5 +253,7 @@ def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_
     assert layout.pidfile("streams").live_pid() is not None
     schema = baseline_setting(stack, "db.schema")
     with psycopg.connect(stack.postgres_dsn()) as conn:
-        left = conn.execute(f"SELECT count(*) FROM {schema}.mono_positions WHERE account_id LIKE 'BENCH-%'").fetchone()[0]
+        left = conn.execute(f"SELECT count(*) FROM {schema}.mono_positions WHERE account_id LIKE 'BENCH-%'").fetchone()[
+            0
+        ]
     assert left == 0, "the bench's open positions were left in the baseline's table"

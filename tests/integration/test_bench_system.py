@@ -5,6 +5,7 @@ for every order it sent, measured every consumer group's lag, and that the per-h
 orders adds up to their end-to-end latency. No extra positions (`--positions 0`): the bench writes
 those straight to the positions topic, which later tests replay against the orders.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,6 +19,7 @@ ORDER_HOPS_TO_COMMIT = ["client_queue", "to_gateway", "gateway", "kafka_append",
 
 def _wait_for_pnl_job(cfg, timeout: float = 120) -> None:
     from brokerstream.clients.flinkjobs import PNL_JOB, Flink
+
     deadline = time.monotonic() + timeout
     while not Flink(cfg.flink_url).live(PNL_JOB):
         assert time.monotonic() < deadline, f"{PNL_JOB} is not running on the test stack"
@@ -29,7 +31,9 @@ def _wait_for_the_sync(cfg, timeout: float = 180) -> None:
     is still starting its tasks when the first test begins, and the bench waits for Postgres only
     its settle time."""
     import psycopg
+
     from brokerstream.clients.connectors import check
+
     deadline = time.monotonic() + timeout
     while True:
         problems = check(cfg)
@@ -45,8 +49,21 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
     _wait_for_pnl_job(stack)
     _wait_for_the_sync(stack)
     out = tmp_path / "system.json"
-    proc = launcher(stack_env, "bench", "system", "--short", "--rates", "100,1500", "--tick-rate", "500", "--positions", "0",
-                    "--json", str(out), timeout=400)
+    proc = launcher(
+        stack_env,
+        "bench",
+        "system",
+        "--short",
+        "--rates",
+        "100,1500",
+        "--tick-rate",
+        "500",
+        "--positions",
+        "0",
+        "--json",
+        str(out),
+        timeout=400,
+    )
     printed = proc.stdout
     assert "sustained capacity:" in printed and "ProducerPerformance" in printed, printed
     body = json.loads(out.read_text())
@@ -88,12 +105,20 @@ def test_short_system_bench_accounts_for_every_order(stack, stack_env, world, tm
 
     # stored in ClickHouse like every run (read by a process of its own: the embedded store has one owner)
     check = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "python"), "-c",
-         "import sys; from brokerstream.common import config; from brokerstream.metrics import store; "
-         "c = store.connect(config.load()); "
-         f"print(c.query(\"SELECT count() FROM system_steps WHERE run_id = '{body['run_id']}'\").result_rows[0][0]); "
-         f"print(c.query(\"SELECT uniqExact(step) FROM cost_lines WHERE run_id = '{body['run_id']}' "
-         f"AND kind = 'cpu_us'\").result_rows[0][0])"],
-        env={**stack_env, "PYTHONPATH": str(ROOT / "python")}, text=True, capture_output=True, timeout=120)
+        [
+            str(ROOT / ".venv" / "bin" / "python"),
+            "-c",
+            "import sys; from brokerstream.common import config; from brokerstream.metrics import store; "
+            "c = store.connect(config.load()); "
+            'print(c.query("SELECT count() FROM system_steps WHERE run_id = '
+            f"'{body['run_id']}'\").result_rows[0][0]); "
+            f"print(c.query(\"SELECT uniqExact(step) FROM cost_lines WHERE run_id = '{body['run_id']}' "
+            f"AND kind = 'cpu_us'\").result_rows[0][0])",
+        ],
+        env={**stack_env, "PYTHONPATH": str(ROOT / "python")},
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert check.returncode == 0, check.stderr
     assert [int(x) for x in check.stdout.strip().splitlines()[-2:]] == [len(steps), len(steps)]

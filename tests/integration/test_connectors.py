@@ -1,4 +1,5 @@
 """Debezium on the real stack: reference data captured from Postgres, flow topics synced back to it."""
+
 from __future__ import annotations
 
 import json
@@ -12,9 +13,9 @@ import requests
 from confluent_kafka import Producer
 
 from brokerstream.clients.connectors import Connect, check, load_specs
-from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 
 from .conftest import ROOT, launcher
 
@@ -41,18 +42,37 @@ def test_an_insert_update_and_delete_in_postgres_arrive_in_the_reference_topic(s
     def records():
         found = [m for m in read_topic(stack, "ref.members", keys=lambda k: k == member)]
         return found if len(found) >= 3 else None
+
     inserted, updated, deleted = wait_for(records, what="three change events")[:3]
-    assert inserted.value == {"member_id": member, "name": "Test Member", "status": "ACTIVE",
-                              "credit_limit": Decimal("1000.500000")}
+    assert inserted.value == {
+        "member_id": member,
+        "name": "Test Member",
+        "status": "ACTIVE",
+        "credit_limit": Decimal("1000.500000"),
+    }
     assert updated.value["credit_limit"] == Decimal("2000.250000") and updated.value["status"] == "SUSPENDED"
     assert deleted.value is None  # a tombstone: the key is gone from the tables built on the topic
 
     # The connector's schema is a compatible version of ours: our generated class reads its records.
     schema = requests.get(f"{stack.registry_url}/subjects/ref.members-value/versions/latest", timeout=10).json()
     assert json.loads(schema["schema"])["name"] == "Member"
-    out = subprocess.run(["java", "-jar", str(CLI_JAR), "consume", stack.kafka_bootstrap, stack.registry_url,
-                          "ref.members", "Member", str(len(world.members) + 3), "60"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            "java",
+            "-jar",
+            str(CLI_JAR),
+            "consume",
+            stack.kafka_bootstrap,
+            stack.registry_url,
+            "ref.members",
+            "Member",
+            str(len(world.members) + 3),
+            "60",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     read = [json.loads(line) for line in out.stdout.splitlines()]
     assert {r["value"]["member_id"] for r in read if r["value"]} >= {m.member_id for m in world.members} | {member}
@@ -75,32 +95,63 @@ def test_after_a_run_postgres_holds_what_the_topics_hold(stack, world):
     tag = f"pg{uuid.uuid4().hex[:6]}"
     orders = run_orders(stack, world, tag, 5000)
     wait_drained(stack)
-    results = {m.value["order_id"]: m.value for m in read_topic(stack, "order-results",
-                                                                keys=lambda k: k.partition("|")[2].startswith(tag))}
+    results = {
+        m.value["order_id"]: m.value
+        for m in read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag))
+    }
     assert len(results) == 5000
-    wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                                   tag + "%")[0][0] == 5000, what="all results in Postgres")
-    rows = {r[0]: r for r in postgres_rows(stack, "SELECT order_id, member_id, status, reason, fill_price, "
-                                                  "realized_pnl, limit_price, short_sale "
-                                                  "FROM order_results WHERE order_id LIKE %s", tag + "%")}
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0] == 5000
+        ),
+        what="all results in Postgres",
+    )
+    rows = {
+        r[0]: r
+        for r in postgres_rows(
+            stack,
+            "SELECT order_id, member_id, status, reason, fill_price, "
+            "realized_pnl, limit_price, short_sale "
+            "FROM order_results WHERE order_id LIKE %s",
+            tag + "%",
+        )
+    }
     for order_id, r in results.items():
-        assert rows[order_id][1:] == (r["member_id"], r["status"], r["reason"], r["fill_price"], r["realized_pnl"],
-                                      r["limit_price"], r["short_sale"])
+        assert rows[order_id][1:] == (
+            r["member_id"],
+            r["status"],
+            r["reason"],
+            r["fill_price"],
+            r["realized_pnl"],
+            r["limit_price"],
+            r["short_sale"],
+        )
     # what each order said comes along with its outcome: the raw orders topic is not synced
     sent = {o.order_id: o for o in orders}
-    assert all(rows[i][6] == (None if sent[i].limit_micros is None else Decimal(sent[i].limit_micros).scaleb(-6))
-               for i in rows)
+    assert all(
+        rows[i][6] == (None if sent[i].limit_micros is None else Decimal(sent[i].limit_micros).scaleb(-6)) for i in rows
+    )
     realized = sum(1 for r in results.values() if r["status"] == "ACCEPTED" and r["realized_pnl"] != 0)
-    wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM realized_pnl WHERE order_id LIKE %s",
-                                   tag + "%")[0][0] >= realized, what="realized P&L rows")
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM realized_pnl WHERE order_id LIKE %s", tag + "%")[0][0]
+            >= realized
+        ),
+        what="realized P&L rows",
+    )
 
     # positions: Postgres equals the latest version of every position in the topic
     latest = latest_positions(stack)
 
     def same():
-        table = {f"{a}|{i}": (q, c, p, v) for a, i, q, c, p, v in postgres_rows(
-            stack, "SELECT account_id, instrument_id, quantity, avg_cost, realized_pnl, version FROM positions")}
+        table = {
+            f"{a}|{i}": (q, c, p, v)
+            for a, i, q, c, p, v in postgres_rows(
+                stack, "SELECT account_id, instrument_id, quantity, avg_cost, realized_pnl, version FROM positions"
+            )
+        }
         return table == {k: (p["quantity"], p["avg_cost"], p["realized_pnl"], p["version"]) for k, p in latest.items()}
+
     wait_for(same, what="positions in Postgres equal to the topic")
 
 
@@ -115,10 +166,14 @@ def test_restarting_the_sinks_mid_run_leaves_no_duplicates_and_no_gaps(stack, wo
     for name in ("sink-orders", "sink-marks"):
         connect.restart(name)
     wait_drained(stack)
-    wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                                   tag + "%")[0][0] == 30_000, timeout=120, what="every result in Postgres")
-    ids = [r[0] for r in postgres_rows(stack, "SELECT order_id FROM order_results WHERE order_id LIKE %s",
-                                       tag + "%")]
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0] == 30_000
+        ),
+        timeout=120,
+        what="every result in Postgres",
+    )
+    ids = [r[0] for r in postgres_rows(stack, "SELECT order_id FROM order_results WHERE order_id LIKE %s", tag + "%")]
     assert sorted(ids) == sorted(o.order_id for o in orders)  # primary keys: no duplicates, and no gaps
     # the sinks can have caught up while a restart is still settling: RESTARTING must end in RUNNING
     wait_for(lambda: check(stack) == [], timeout=30, what="every connector and task running after the restarts")
@@ -129,10 +184,13 @@ def test_a_poison_record_goes_to_the_sink_dead_letter_topic_with_its_error(stack
     producer = Producer({"bootstrap.servers": stack.kafka_bootstrap})
     producer.produce("realized-pnl", poison, b"A0000001")
     assert producer.flush(10) == 0
-    letter = wait_for(lambda: next((m for m in read_topic(stack, "dlq.connect", decode=False)
-                                    if m.value == poison), None), what="the poison record in dlq.connect")
+    letter = wait_for(
+        lambda: next((m for m in read_topic(stack, "dlq.connect", decode=False) if m.value == poison), None),
+        what="the poison record in dlq.connect",
+    )
     assert letter.key == "A0000001"
     from confluent_kafka import Consumer, TopicPartition
+
     consumer = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": f"h-{uuid.uuid4().hex}"})
     consumer.assign([TopicPartition("dlq.connect", letter.partition, letter.offset)])
     msg = consumer.consume(1, 10)[0]

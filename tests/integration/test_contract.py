@@ -6,6 +6,7 @@ A fixed seed and a bounded number of examples here; more by hand:
     .venv/bin/schemathesis run http://127.0.0.1:19080/openapi.yaml --url http://127.0.0.1:19080 \\
         -H "X-Api-Key: KEY" --checks all --max-examples 500 --workers 1
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -21,12 +22,32 @@ M1 = "M000001"
 
 def test_schemathesis_finds_nothing_with_all_its_checks(stack, world, tmp_path):
     schemathesis = Path(sys.executable).parent / "schemathesis"
-    argv = [str(schemathesis), "run", f"{stack.gateway_url}/openapi.yaml", "--url", stack.gateway_url,
-            "-H", f"X-Api-Key: {api_key(REFDATA_SEED, M1)}", "--checks", "all", "--max-examples", "20",
-            "--seed", "20261125", "--workers", "1", "--request-timeout", "40", "--generation-database", "none",
-            "--max-failures", "10",
-            # a long poll answers within its wait_ms, at most 30 s: an answer later than that is a finding
-            "--max-response-time", "35"]
+    argv = [
+        str(schemathesis),
+        "run",
+        f"{stack.gateway_url}/openapi.yaml",
+        "--url",
+        stack.gateway_url,
+        "-H",
+        f"X-Api-Key: {api_key(REFDATA_SEED, M1)}",
+        "--checks",
+        "all",
+        "--max-examples",
+        "20",
+        "--seed",
+        "20261125",
+        "--workers",
+        "1",
+        "--request-timeout",
+        "40",
+        "--generation-database",
+        "none",
+        "--max-failures",
+        "10",
+        # a long poll answers within its wait_ms, at most 30 s: an answer later than that is a finding
+        "--max-response-time",
+        "35",
+    ]
     proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=900)
     out = proc.stdout + proc.stderr
     print(out[-3000:])

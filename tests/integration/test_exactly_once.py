@@ -1,5 +1,6 @@
 """Exactly-once on the real stack: kill -9 the order flow in the middle of a prefilled run, restart it,
 and the outcome is as if nothing had happened."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,20 @@ from decimal import Decimal
 
 from confluent_kafka import Consumer, TopicPartition
 
-from brokerstream.loadtest.bench import architectures
-from brokerstream.ops.flowcheck import (holdings, latest_positions, read_topic, reconcile, replay_positions,
-                                   result_key, wait_drained)
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
+from brokerstream.loadtest.bench import architectures
+from brokerstream.ops.flowcheck import (
+    holdings,
+    latest_positions,
+    read_topic,
+    reconcile,
+    replay_positions,
+    result_key,
+    wait_drained,
+)
 
-from .conftest import GatewayClient, launcher
+from .conftest import launcher
 
 ORDERS = 200_000
 
@@ -64,33 +72,55 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
     rec = reconcile(wanted, results, [])
     assert rec.missing == [] and rec.duplicates == [], rec.summary()
     assert rec.accepted + sum(rec.rejected.values()) == ORDERS
-    mismatched = [(m.key, m.value["status"], m.value["reason"], wanted[m.key].expected)
-                  for m in results
-                  if (m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"])
-                  != wanted[m.key].expected]
+    mismatched = [
+        (m.key, m.value["status"], m.value["reason"], wanted[m.key].expected)
+        for m in results
+        if (m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"]) != wanted[m.key].expected
+    ]
     if mismatched:  # say where the broker's view and the generator's parted
         first = wanted[mismatched[0][0]]
         key = (first.account_id, first.instrument_id)
-        broker = sum((m.value["quantity"] if m.value["side"] == "BUY" else -m.value["quantity"])
-                     for m in results if m.value["status"] == "ACCEPTED"
-                     and (m.value["account_id"], m.value["instrument_id"]) == key)
-        meant = sum((o.quantity if o.side == "BUY" else -o.quantity) for o in orders
-                    if o.expected == "ACCEPTED" and (o.account_id, o.instrument_id) == key)
+        broker = sum(
+            (m.value["quantity"] if m.value["side"] == "BUY" else -m.value["quantity"])
+            for m in results
+            if m.value["status"] == "ACCEPTED" and (m.value["account_id"], m.value["instrument_id"]) == key
+        )
+        meant = sum(
+            (o.quantity if o.side == "BUY" else -o.quantity)
+            for o in orders
+            if o.expected == "ACCEPTED" and (o.account_id, o.instrument_id) == key
+        )
         start = holdings_before.get(first.account_id, {}).get(first.instrument_id, 0)
-        related = [(m.value["order_id"], m.value["side"], m.value["quantity"], m.value["status"], m.value["reason"],
-                    wanted[m.key].expected) for m in results
-                   if (m.value["account_id"], m.value["instrument_id"]) == key]
-        raise AssertionError(f"{len(mismatched)} orders decided otherwise than meant, e.g. {mismatched[:5]}; "
-                             f"{key}: held at start {start}, broker net fills {broker}, generator meant {meant}; "
-                             f"orders on it: {sorted(related)[:40]}")
+        related = [
+            (
+                m.value["order_id"],
+                m.value["side"],
+                m.value["quantity"],
+                m.value["status"],
+                m.value["reason"],
+                wanted[m.key].expected,
+            )
+            for m in results
+            if (m.value["account_id"], m.value["instrument_id"]) == key
+        ]
+        raise AssertionError(
+            f"{len(mismatched)} orders decided otherwise than meant, e.g. {mismatched[:5]}; "
+            f"{key}: held at start {start}, broker net fills {broker}, generator meant {meant}; "
+            f"orders on it: {sorted(related)[:40]}"
+        )
 
     # Positions: every order ever sent, replayed in the order the flow took them with the fills it
     # reported, equal the positions it published and the ones it answers queries with. Orders a
     # baseline drain decided on this stack (test_baseline) were booked in its tables, not the flow's.
     multipliers = {i.instrument_id: i.multiplier for i in world.instruments}
-    fills = {result_key(m.value["member_id"], m.value["order_id"]): (m.value["fill_price"],
-                                                                     multipliers[m.value["instrument_id"]])
-             for m in all_results if m.value["status"] == "ACCEPTED"}
+    fills = {
+        result_key(m.value["member_id"], m.value["order_id"]): (
+            m.value["fill_price"],
+            multipliers[m.value["instrument_id"]],
+        )
+        for m in all_results
+        if m.value["status"] == "ACCEPTED"
+    }
     expected = replay_positions(read_topic(stack, "orders"), fills, architectures.of("baseline").decided_records(stack))
     published = latest_positions(stack)
     assert set(published) == set(expected)

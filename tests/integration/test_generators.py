@@ -1,11 +1,12 @@
 """Reference data into the real Postgres, orders and ticks into the real Kafka."""
+
 import datetime as dt
 import time
 import uuid
 
 import psycopg
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer
 from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -46,8 +47,7 @@ def new_topic(cfg, partitions=4):
 
 
 def consume_all(cfg, topic, expected):
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": topic,
-                         "auto.offset.reset": "earliest"})
+    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": topic, "auto.offset.reset": "earliest"})
     consumer.subscribe([topic])
     msgs, deadline = [], time.monotonic() + 60
     while len(msgs) < expected and time.monotonic() < deadline:
@@ -67,7 +67,7 @@ def test_prefilled_orders_all_arrive_keyed_by_member_and_decodable(stack, loaded
     decode = AvroDeserializer(registry_client(stack))
     by_id = {o.order_id: o for o in orders}
     partitions_of_member = {}
-    for m in msgs[:: 97]:
+    for m in msgs[::97]:
         value = decode(m.value(), SerializationContext(topic, MessageField.VALUE))
         o = by_id[value["order_id"]]
         assert m.key().decode() == o.key and value["quantity"] == o.quantity and value["side"] == o.side

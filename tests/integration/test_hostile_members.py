@@ -1,6 +1,7 @@
 """A member with a valid key who means harm, on the real stack: every input it can send gets the answer it
 must get, refused requests write nothing, and nothing it sends (through the gateway, or straight to Kafka
 around it) stops the flow for anyone else."""
+
 from __future__ import annotations
 
 import io
@@ -15,10 +16,10 @@ import psycopg
 import requests
 from confluent_kafka import Producer
 
-from brokerstream.ops.flowcheck import read_topic, result_key
+from brokerstream.clients.schemas import load_schema
 from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick
 from brokerstream.gen.produce import command_value, schema_header
-from brokerstream.clients.schemas import load_schema
+from brokerstream.ops.flowcheck import read_topic, result_key
 
 from .members import Members, check_decided_once, wait_acked
 from .test_integrity import account_of, end_offsets
@@ -53,15 +54,43 @@ def _refusals() -> list[tuple[str, str, str, bytes | None, dict, int, str]]:
         ("a fullwidth letter in an id", "GET", "/orders/%EF%BC%A1?wait_ms=0", None, {}, 400, "order id"),
         ("a control character in an id", "GET", "/accounts/a%01/positions", None, {}, 400, "account id"),
         ("a member id of 65 characters", "GET", "/members/" + "M" * 65 + "/risk", None, {}, 400, "member id"),
-        ("Arabic-Indic digits as a price", "POST", "/orders",
-         order + ',"limit_price":"\u0661\u0662\u0663"}'.encode(), json, 400, "limit_price"),
-        ("fullwidth digits as a price", "POST", "/orders", order + ',"stop_price":"\uff11\uff12"}'.encode(), json, 400,
-         "stop_price"),
+        (
+            "Arabic-Indic digits as a price",
+            "POST",
+            "/orders",
+            order + ',"limit_price":"\u0661\u0662\u0663"}'.encode(),
+            json,
+            400,
+            "limit_price",
+        ),
+        (
+            "fullwidth digits as a price",
+            "POST",
+            "/orders",
+            order + ',"stop_price":"\uff11\uff12"}'.encode(),
+            json,
+            400,
+            "stop_price",
+        ),
         ("a price as a JSON number", "POST", "/orders", order + b',"limit_price":12.5}', json, 400, "limit_price"),
-        ("client_ts that overflowed the old skew check", "POST", "/orders",
-         order + b',"client_ts":-9223370241854775808}', json, 400, "client_ts"),
-        ("an order id of 65 characters in a batch", "POST", "/orders:batch",
-         b'{"orders":[' + order + b',"order_id":"' + b"o" * 65 + b'"}]}', json, 400, "orders[0].order_id"),
+        (
+            "client_ts that overflowed the old skew check",
+            "POST",
+            "/orders",
+            order + b',"client_ts":-9223370241854775808}',
+            json,
+            400,
+            "client_ts",
+        ),
+        (
+            "an order id of 65 characters in a batch",
+            "POST",
+            "/orders:batch",
+            b'{"orders":[' + order + b',"order_id":"' + b"o" * 65 + b'"}]}',
+            json,
+            400,
+            "orders[0].order_id",
+        ),
         ("a bare array as a batch", "POST", "/orders:batch", b"[" + order + b"}]", json, 400, "orders"),
         ("a trace id with a bar", "POST", "/orders", order + b',"trace_id":"a|b"}', json, 400, "trace_id"),
         ("an amend with a null", "PATCH", "/orders/o-1", b'{"quantity":null}', json, 400, "quantity"),
@@ -88,12 +117,18 @@ def test_every_refused_request_gets_its_status_and_writes_nothing(stack, world, 
     assert requests.post(gw.url + "/orders", json={}, headers={"X-Api-Key": "x" * 64}, timeout=10).status_code == 401
     # at the edge, on raw sockets: chunking that does not add up, headers too large
     for size in (b"FFFFFFFF", b"80000000", b"zz"):
-        status, _ = _raw(gw, b"POST /orders HTTP/1.1\r\nHost: t\r\nX-Api-Key: " + key.encode()
-                         + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + size
-                         + b"\r\n{}\r\n0\r\n\r\n")
+        status, _ = _raw(
+            gw,
+            b"POST /orders HTTP/1.1\r\nHost: t\r\nX-Api-Key: "
+            + key.encode()
+            + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + size
+            + b"\r\n{}\r\n0\r\n\r\n",
+        )
         assert status == 400, size
-    status, _ = _raw(gw, b"POST /orders HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n"
-                     + b"x" * 20_000)
+    status, _ = _raw(
+        gw, b"POST /orders HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n" + b"x" * 20_000
+    )
     assert status == 413
     status, _ = _raw(gw, b"GET /health HTTP/1.1\r\nHost: t\r\nX-Pad: " + b"p" * 20_000 + b"\r\n\r\n")
     assert status == 431
@@ -115,9 +150,18 @@ def test_slow_and_idle_connections_do_not_starve_anyone(stack, world, gateway_fo
 
     def order() -> float:
         t0 = time.perf_counter()
-        resp = session.post(gw.url + "/orders", json={"order_id": f"slow-{uuid.uuid4().hex[:12]}", "account_id": account,
-                                                       "instrument_id": "EQ000001", "side": "BUY", "quantity": 1},
-                            headers={"X-Api-Key": key}, timeout=5)
+        resp = session.post(
+            gw.url + "/orders",
+            json={
+                "order_id": f"slow-{uuid.uuid4().hex[:12]}",
+                "account_id": account,
+                "instrument_id": "EQ000001",
+                "side": "BUY",
+                "quantity": 1,
+            },
+            headers={"X-Api-Key": key},
+            timeout=5,
+        )
         assert resp.status_code == 202, resp.text
         return (time.perf_counter() - t0) * 1000
 
@@ -129,8 +173,13 @@ def test_slow_and_idle_connections_do_not_starve_anyone(stack, world, gateway_fo
         opened = time.monotonic()
         for n in range(200):
             s = socket.create_connection((host, int(port)), timeout=10, source_address=(f"127.0.0.{2 + n % 4}", 0))
-            s.sendall([b"GET /health HT", b"POST /orders HTTP/1.1\r\nHost: t\r\nContent-Length: 500\r\n\r\n{",
-                       b"GET /orders/x HTTP/1.1\r\nHost: t\r\nX-Api-Key: "][n % 3])
+            s.sendall(
+                [
+                    b"GET /health HT",
+                    b"POST /orders HTTP/1.1\r\nHost: t\r\nContent-Length: 500\r\n\r\n{",
+                    b"GET /orders/x HTTP/1.1\r\nHost: t\r\nX-Api-Key: ",
+                ][n % 3]
+            )
             slow.append(s)
         # the kernel completes a handshake before the edge's acceptor registers it: give the last few a moment
         # (well inside the 5 s header deadline) to be counted
@@ -165,8 +214,9 @@ def test_slow_and_idle_connections_do_not_starve_anyone(stack, world, gateway_fo
 
 
 def _command(stack, member: str, order_id: str) -> None:
-    p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random",
-                  "message.max.bytes": 2_000_000})
+    p = Producer(
+        {"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random", "message.max.bytes": 2_000_000}
+    )
     p.produce("order-commands", command_value(stack, order_id), member.encode())
     assert p.flush(10) == 0
 
@@ -180,21 +230,52 @@ def test_poison_records_written_around_the_gateway_are_dead_lettered_while_other
         # a cancel naming a 900 KB order id (its CANCEL_REJECTED would be three times that), and orders whose
         # key is no member, or a 100 KB one
         _command(stack, M1, "C" * 900_000)
-        p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random",
-                      "message.max.bytes": 2_000_000})
-        order = encode_order(order_header, StringCache(), f"{tag}-x", "A0000001", "EQ000001", "BUY", 1, None, False,
-                             int(time.time() * 1000), None)
+        p = Producer(
+            {
+                "bootstrap.servers": stack.kafka_bootstrap,
+                "partitioner": "murmur2_random",
+                "message.max.bytes": 2_000_000,
+            }
+        )
+        order = encode_order(
+            order_header,
+            StringCache(),
+            f"{tag}-x",
+            "A0000001",
+            "EQ000001",
+            "BUY",
+            1,
+            None,
+            False,
+            int(time.time() * 1000),
+            None,
+        )
         for bad_key in (b"M1|A1", b"K" * 100_000):
             p.produce("orders", order, bad_key)
-        p.produce("orders", encode_order(order_header, StringCache(), f"{tag}-" + "o" * 500_000, "A0000001",
-                                         "EQ000001", "BUY", 1, None, False, int(time.time() * 1000), None),
-                  M1.encode())
+        p.produce(
+            "orders",
+            encode_order(
+                order_header,
+                StringCache(),
+                f"{tag}-" + "o" * 500_000,
+                "A0000001",
+                "EQ000001",
+                "BUY",
+                1,
+                None,
+                False,
+                int(time.time() * 1000),
+                None,
+            ),
+            M1.encode(),
+        )
         assert p.flush(10) == 0
         wait_acked(members, 100, 120, "orders after the poison")
         assert requests.get(gateway_for(M1).url + "/health", timeout=5).json()["state"] == "RUNNING"
     check_decided_once(stack, tag, members)
-    letters = [m.value for m in read_topic(stack, "dlq.streams", until=None)
-               if m.offset >= dlq_before.get(m.partition, 0)]
+    letters = [
+        m.value for m in read_topic(stack, "dlq.streams", until=None) if m.offset >= dlq_before.get(m.partition, 0)
+    ]
     poison = [v for v in letters if v["error_class"].endswith("UndecidableRecord")]
     assert len(poison) >= 4, [(v["source_topic"], v["message"][:80]) for v in letters]
     assert all(len(v["record_value"] or b"") <= 65_536 and len(v["record_key"] or b"") <= 1024 for v in letters)
@@ -202,7 +283,7 @@ def test_poison_records_written_around_the_gateway_are_dead_lettered_while_other
 
 
 def test_a_stale_tick_is_refused_and_prices_nothing(stack, world, gateway_for):
-    equity = "EQ000018"   # no other test ticks it alone
+    equity = "EQ000018"  # no other test ticks it alone
     # at its start price, where every other test finds it: a price moved here would move its options' values
     start = next(e.start_price for e in world.equity_starts if e.instrument_id == equity)
     header = schema_header(stack, "price-ticks", "PriceTick")
@@ -210,13 +291,20 @@ def test_a_stale_tick_is_refused_and_prices_nothing(stack, world, gateway_for):
     now = int(time.time() * 1000)
     p.produce("price-ticks", encode_tick(header, StringCache(), equity, start, now, 1), equity.encode())
     stale = {}
-    p.produce("price-ticks", encode_tick(header, StringCache(), equity, start * 9 // 10, now - 60_000, 2), equity.encode(),
-              on_delivery=lambda err, msg: stale.update(where=(msg.partition(), msg.offset())))
+    p.produce(
+        "price-ticks",
+        encode_tick(header, StringCache(), equity, start * 9 // 10, now - 60_000, 2),
+        equity.encode(),
+        on_delivery=lambda err, msg: stale.update(where=(msg.partition(), msg.offset())),
+    )
     assert p.flush(10) == 0
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        letters = {(d.value["source_partition"], d.value["source_offset"]): d.value["error_class"]
-                   for d in read_topic(stack, "dlq.ticks") if d.value and d.value["source_topic"] == "price-ticks"}
+        letters = {
+            (d.value["source_partition"], d.value["source_offset"]): d.value["error_class"]
+            for d in read_topic(stack, "dlq.ticks")
+            if d.value and d.value["source_topic"] == "price-ticks"
+        }
         if stale["where"] in letters:
             break
         time.sleep(0.5)
@@ -227,16 +315,23 @@ def test_a_stale_tick_is_refused_and_prices_nothing(stack, world, gateway_for):
 
 
 def _pg(stack):
-    return psycopg.connect(host=stack["BS_POSTGRES_HOST"], port=int(stack["BS_POSTGRES_PORT"]),
-                           dbname=stack["BS_POSTGRES_DB"], user=stack["BS_POSTGRES_USER"],
-                           password=stack["BS_POSTGRES_PASSWORD"], autocommit=True)
+    return psycopg.connect(
+        host=stack["BS_POSTGRES_HOST"],
+        port=int(stack["BS_POSTGRES_PORT"]),
+        dbname=stack["BS_POSTGRES_DB"],
+        user=stack["BS_POSTGRES_USER"],
+        password=stack["BS_POSTGRES_PASSWORD"],
+        autocommit=True,
+    )
 
 
 def test_reference_data_refuses_ids_that_break_the_rule_and_accounts_that_move(stack, world):
     with _pg(stack) as conn:
-        for sql in ("INSERT INTO members VALUES ('M|X', 'x', 'ACTIVE', 0)",
-                    "INSERT INTO members VALUES ('M X', 'x', 'ACTIVE', 0)",
-                    "INSERT INTO accounts VALUES ('A|1', 'M000001', 'ACTIVE', 0, false)"):
+        for sql in (
+            "INSERT INTO members VALUES ('M|X', 'x', 'ACTIVE', 0)",
+            "INSERT INTO members VALUES ('M X', 'x', 'ACTIVE', 0)",
+            "INSERT INTO accounts VALUES ('A|1', 'M000001', 'ACTIVE', 0, false)",
+        ):
             try:
                 conn.execute(sql)
                 raise AssertionError(f"accepted: {sql}")
@@ -250,8 +345,9 @@ def test_reference_data_refuses_ids_that_break_the_rule_and_accounts_that_move(s
             assert f"belongs to member {M1}" in str(e)
         try:
             with conn.transaction():
-                row = conn.execute("SELECT status, cash_balance, short_allowed FROM accounts WHERE account_id = %s",
-                                   (account,)).fetchone()
+                row = conn.execute(
+                    "SELECT status, cash_balance, short_allowed FROM accounts WHERE account_id = %s", (account,)
+                ).fetchone()
                 conn.execute("DELETE FROM accounts WHERE account_id = %s", (account,))
                 conn.execute("INSERT INTO accounts VALUES (%s, %s, %s, %s, %s)", (account, M2, *row))
             raise AssertionError("an account moved by a delete and an insert")
@@ -271,29 +367,64 @@ def test_an_order_id_used_again_after_its_retention_keeps_both_fills_in_postgres
     first = int(time.time() * 1000) - 2 * day
     for n, ingest in enumerate((first, first + day + 1)):
         out = io.BytesIO()
-        fastavro.schemaless_writer(out, schema, {
-            "order_id": order_id, "member_id": M1, "account_id": "A0000001", "instrument_id": "EQ000001",
-            "side": "SELL", "quantity": 1 + n, "status": "ACCEPTED", "reason": None, "reason_detail": None,
-            "fill_price": Decimal("10.000000"), "realized_pnl": Decimal("1.000000"),
-            "client_ts": ingest, "ingest_ts": ingest, "processed_ts": ingest, "trace_id": None, "limit_price": None,
-            "short_sale": False})
-        p.produce("order-results", schema_header(stack, "order-results", "OrderResult") + out.getvalue(),
-                  result_key(M1, order_id).encode())
+        fastavro.schemaless_writer(
+            out,
+            schema,
+            {
+                "order_id": order_id,
+                "member_id": M1,
+                "account_id": "A0000001",
+                "instrument_id": "EQ000001",
+                "side": "SELL",
+                "quantity": 1 + n,
+                "status": "ACCEPTED",
+                "reason": None,
+                "reason_detail": None,
+                "fill_price": Decimal("10.000000"),
+                "realized_pnl": Decimal("1.000000"),
+                "client_ts": ingest,
+                "ingest_ts": ingest,
+                "processed_ts": ingest,
+                "trace_id": None,
+                "limit_price": None,
+                "short_sale": False,
+            },
+        )
+        p.produce(
+            "order-results",
+            schema_header(stack, "order-results", "OrderResult") + out.getvalue(),
+            result_key(M1, order_id).encode(),
+        )
         out = io.BytesIO()
-        fastavro.schemaless_writer(out, realized_schema, {
-            "order_id": order_id, "account_id": "A0000001", "member_id": M1, "instrument_id": "EQ000001",
-            "closed_quantity": 1 + n, "fill_price": Decimal("10.000000"),
-            "avg_cost": Decimal("9.000000"), "realized_pnl": Decimal("1.000000"),
-            "ts": ingest, "ingest_ts": ingest})
+        fastavro.schemaless_writer(
+            out,
+            realized_schema,
+            {
+                "order_id": order_id,
+                "account_id": "A0000001",
+                "member_id": M1,
+                "instrument_id": "EQ000001",
+                "closed_quantity": 1 + n,
+                "fill_price": Decimal("10.000000"),
+                "avg_cost": Decimal("9.000000"),
+                "realized_pnl": Decimal("1.000000"),
+                "ts": ingest,
+                "ingest_ts": ingest,
+            },
+        )
         p.produce("realized-pnl", schema_header(stack, "realized-pnl", "RealizedPnl") + out.getvalue(), b"A0000001")
     assert p.flush(10) == 0
     deadline = time.monotonic() + 60
     with _pg(stack) as conn:
         while time.monotonic() < deadline:
-            results = conn.execute("SELECT quantity FROM order_results WHERE member_id = %s AND order_id = %s "
-                                   "ORDER BY ingest_ts", (M1, order_id)).fetchall()
-            realized = conn.execute("SELECT closed_quantity FROM realized_pnl WHERE member_id = %s AND order_id = %s "
-                                    "ORDER BY ingest_ts", (M1, order_id)).fetchall()
+            results = conn.execute(
+                "SELECT quantity FROM order_results WHERE member_id = %s AND order_id = %s ORDER BY ingest_ts",
+                (M1, order_id),
+            ).fetchall()
+            realized = conn.execute(
+                "SELECT closed_quantity FROM realized_pnl WHERE member_id = %s AND order_id = %s ORDER BY ingest_ts",
+                (M1, order_id),
+            ).fetchall()
             if len(results) == 2 and len(realized) == 2:
                 break
             time.sleep(0.5)

@@ -1,5 +1,6 @@
 """Order integrity on the real stack: idempotent orders, the broker's clock, checked ticks, and what
 the gateway answers to hostile requests (and that none of them writes anything)."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -11,9 +12,9 @@ import requests
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource
 
-from brokerstream.ops.flowcheck import read_topic, result_key, wait_drained
 from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick
 from brokerstream.gen.produce import schema_header
+from brokerstream.ops.flowcheck import read_topic, result_key, wait_drained
 
 from .conftest import launcher
 
@@ -33,6 +34,7 @@ def raw_get(gw, path: str) -> int:
     """The status of a GET of exactly this path: requests would re-quote an invalid escape as %25."""
     import http.client
     from urllib.parse import urlsplit
+
     url = urlsplit(gw.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
     try:
@@ -52,7 +54,8 @@ def end_offsets(cfg, topic):
 
 
 def test_a_retry_books_once_across_a_restart_and_another_members_same_id_is_its_own(
-        stack, stack_env, world, gateway_for):
+    stack, stack_env, world, gateway_for
+):
     order_id = f"dup-{uuid.uuid4().hex[:8]}"
     m1, m2 = gateway_for(M1), gateway_for(M2)
     a1, a2 = account_of(world, M1), account_of(world, M2)
@@ -85,8 +88,19 @@ def test_an_order_written_twice_to_kafka_is_decided_once(stack, world, gateway_f
     order_id = f"kdup-{uuid.uuid4().hex[:8]}"
     a1 = account_of(world, M1)
     before = quantity(gateway_for(M1), a1, "EQ000004")
-    value = encode_order(schema_header(stack, "orders", "Order"), StringCache(), order_id, a1, "EQ000004", "BUY", 4,
-                         None, False, int(time.time() * 1000), None)
+    value = encode_order(
+        schema_header(stack, "orders", "Order"),
+        StringCache(),
+        order_id,
+        a1,
+        "EQ000004",
+        "BUY",
+        4,
+        None,
+        False,
+        int(time.time() * 1000),
+        None,
+    )
     producer = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
     errors = []
     for _ in range(2):
@@ -106,13 +120,29 @@ def test_the_brokers_clock_decides_expiry_not_the_clients(stack, world):
     order_id = f"clock-{uuid.uuid4().hex[:8]}"
     a1 = account_of(world, M1)
     long_ago = int(time.mktime(expired.maturity.timetuple()) * 1000) - 86_400_000
-    value = encode_order(schema_header(stack, "orders", "Order"), StringCache(), order_id, a1, expired.instrument_id,
-                         "BUY", 1, None, False, long_ago, None)
+    value = encode_order(
+        schema_header(stack, "orders", "Order"),
+        StringCache(),
+        order_id,
+        a1,
+        expired.instrument_id,
+        "BUY",
+        1,
+        None,
+        False,
+        long_ago,
+        None,
+    )
     producer = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
     errors = []
     # the producer claims a record time too: the topic's append time overrides it
-    producer.produce("orders", value, M1.encode(), timestamp=long_ago,
-                     on_delivery=lambda err, msg: errors.append(err) if err else None)
+    producer.produce(
+        "orders",
+        value,
+        M1.encode(),
+        timestamp=long_ago,
+        on_delivery=lambda err, msg: errors.append(err) if err else None,
+    )
     assert producer.flush(10) == 0 and errors == []
     wait_drained(stack)
     [result] = read_topic(stack, "order-results", keys=lambda k: k == result_key(M1, order_id))
@@ -128,21 +158,32 @@ def test_refused_ticks_are_dead_lettered_and_never_price_an_order(stack, world, 
     good = gw.order(account_id=a1, instrument_id=equity, side="BUY", quantity=1)
     assert good["status"] == "ACCEPTED"
     price = Decimal(good["fill_price"])
-    bad = [(equity, 0, "NON_POSITIVE_PRICE"), (equity, -5_000_000, "NON_POSITIVE_PRICE"),
-           (equity, 2_000_000_000_000, "PRICE_TOO_HIGH"), (equity, int(price * 1_000_000) * 100, "PRICE_JUMP"),
-           ("EQ999999", 10_000_000, "UNKNOWN_INSTRUMENT"), ("OP00000001", 10_000_000, "NOT_AN_EQUITY")]
+    bad = [
+        (equity, 0, "NON_POSITIVE_PRICE"),
+        (equity, -5_000_000, "NON_POSITIVE_PRICE"),
+        (equity, 2_000_000_000_000, "PRICE_TOO_HIGH"),
+        (equity, int(price * 1_000_000) * 100, "PRICE_JUMP"),
+        ("EQ999999", 10_000_000, "UNKNOWN_INSTRUMENT"),
+        ("OP00000001", 10_000_000, "NOT_AN_EQUITY"),
+    ]
     header = schema_header(stack, "price-ticks", "PriceTick")
     where: dict[tuple[int, int], str] = {}
     producer = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
     for n, (instrument, micros, fault) in enumerate(bad):
-        producer.produce("price-ticks", encode_tick(header, StringCache(), instrument, micros, int(time.time() * 1000),
-                                                    n + 1), instrument.encode(),
-                         on_delivery=lambda err, msg, f=fault: where.setdefault((msg.partition(), msg.offset()), f))
+        producer.produce(
+            "price-ticks",
+            encode_tick(header, StringCache(), instrument, micros, int(time.time() * 1000), n + 1),
+            instrument.encode(),
+            on_delivery=lambda err, msg, f=fault: where.setdefault((msg.partition(), msg.offset()), f),
+        )
     assert producer.flush(10) == 0 and len(where) == len(bad)
     deadline = time.monotonic() + 30
     while True:
-        letters = {(d.value["source_partition"], d.value["source_offset"]): d.value["error_class"]
-                   for d in read_topic(stack, "dlq.ticks") if d.value and d.value["source_topic"] == "price-ticks"}
+        letters = {
+            (d.value["source_partition"], d.value["source_offset"]): d.value["error_class"]
+            for d in read_topic(stack, "dlq.ticks")
+            if d.value and d.value["source_topic"] == "price-ticks"
+        }
         if set(where) <= set(letters) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
@@ -158,23 +199,63 @@ HOSTILE = [
     # (what, content type, body, expected status, field or words in the error)
     ("malformed JSON", "application/json", b'{"account_id": ', 400, "not JSON"),
     ("trailing JSON", "application/json", b'{"side":"BUY"} {"x":1}', 400, "not JSON"),
-    ("duplicate keys", "application/json",
-     b'{"account_id":"A","account_id":"B","instrument_id":"E","side":"BUY","quantity":1}', 400, "not JSON"),
+    (
+        "duplicate keys",
+        "application/json",
+        b'{"account_id":"A","account_id":"B","instrument_id":"E","side":"BUY","quantity":1}',
+        400,
+        "not JSON",
+    ),
     ("NaN", "application/json", b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":NaN}', 400, "not JSON"),
-    ("Infinity limit", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"limit_price":"Infinity"}', 400, "limit_price"),
-    ("huge exponent", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"limit_price":1e999999999}', 400, "limit_price"),
-    ("quantity out of range", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":99999999999999999999}', 400, "quantity"),
-    ("control characters in an id", "application/json",
-     b'{"account_id":"A\\u0007","instrument_id":"E","side":"BUY","quantity":1}', 400, "account_id"),
-    ("client time out of range", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"client_ts":946684799999}', 400, "client_ts"),
-    ("unknown field", "application/json",
-     b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"is_admin":true}', 400, "is_admin"),
-    ("wrong content type", "text/plain", b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1}', 415,
-     "Content-Type"),
+    (
+        "Infinity limit",
+        "application/json",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"limit_price":"Infinity"}',
+        400,
+        "limit_price",
+    ),
+    (
+        "huge exponent",
+        "application/json",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"limit_price":1e999999999}',
+        400,
+        "limit_price",
+    ),
+    (
+        "quantity out of range",
+        "application/json",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":99999999999999999999}',
+        400,
+        "quantity",
+    ),
+    (
+        "control characters in an id",
+        "application/json",
+        b'{"account_id":"A\\u0007","instrument_id":"E","side":"BUY","quantity":1}',
+        400,
+        "account_id",
+    ),
+    (
+        "client time out of range",
+        "application/json",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"client_ts":946684799999}',
+        400,
+        "client_ts",
+    ),
+    (
+        "unknown field",
+        "application/json",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1,"is_admin":true}',
+        400,
+        "is_admin",
+    ),
+    (
+        "wrong content type",
+        "text/plain",
+        b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1}',
+        415,
+        "Content-Type",
+    ),
     ("no content type", None, b'{"account_id":"A","instrument_id":"E","side":"BUY","quantity":1}', 415, "Content-Type"),
     ("oversized body", "application/json", b'{"trace_id":"' + b"x" * 40_000 + b'"}', 413, "larger than"),
 ]
@@ -190,19 +271,27 @@ def test_hostile_requests_get_a_clear_error_and_write_nothing(stack, world, gate
         resp = requests.post(gw.url + "/orders", data=body, headers=headers, timeout=10)
         assert resp.status_code == status, (what, resp.status_code, resp.text)
         assert words in resp.text, (what, resp.text)
-        batch = requests.post(gw.url + "/orders:batch", data=b'{"orders": [' + body + b']}', headers=headers,
-                              timeout=10)
+        batch = requests.post(
+            gw.url + "/orders:batch", data=b'{"orders": [' + body + b"]}", headers=headers, timeout=10
+        )
         assert batch.status_code in (400, 413, 415), (what, batch.text)
     # paths: decoded once, strictly; another member's order and a missing one look the same
     mine = gw.order(account_id=account_of(world, M1), instrument_id="EQ000001", side="BUY", quantity=1)
-    for path, expected in (("/orders/50%25", 400), ("/orders/%E0%A4%A", 400), ("/orders/a%00b", 400),
-                           ("/orders/%C3%28", 400), ("/accounts/%ZZ/positions", 400), ("/orders/%", 400)):
+    for path, expected in (
+        ("/orders/50%25", 400),
+        ("/orders/%E0%A4%A", 400),
+        ("/orders/a%00b", 400),
+        ("/orders/%C3%28", 400),
+        ("/accounts/%ZZ/positions", 400),
+        ("/orders/%", 400),
+    ):
         assert raw_get(gw, path + "?wait_ms=0") == expected, path
     other = gateway_for(M2).get(f"/orders/{mine['order_id']}", wait_ms=0)
     missing = gateway_for(M2).get("/orders/never-placed-x", wait_ms=0)
     assert other.status_code == missing.status_code == 404
-    assert other.json()["error"].replace(mine["order_id"], "ID") == missing.json()["error"].replace("never-placed-x",
-                                                                                                 "ID")
+    assert other.json()["error"].replace(mine["order_id"], "ID") == missing.json()["error"].replace(
+        "never-placed-x", "ID"
+    )
     assert gw.get("/orders/x", wait_ms=-1).status_code == 400
     assert gw.get("/orders/x", wait_ms=10**12).status_code == 400
     wait_drained(stack)
@@ -216,8 +305,9 @@ def test_long_polls_are_capped_and_leave_no_waiters(stack, stack_env, world, gat
     gw = gateway_for(M1)
 
     def poll(n):
-        return requests.get(f"{gw.url}/orders/none-{n}", params={"wait_ms": 3000}, headers=gw.http.headers,
-                            timeout=30).status_code
+        return requests.get(
+            f"{gw.url}/orders/none-{n}", params={"wait_ms": 3000}, headers=gw.http.headers, timeout=30
+        ).status_code
 
     with concurrent.futures.ThreadPoolExecutor(cap + 20) as pool:
         codes = list(pool.map(poll, range(cap + 20)))
@@ -227,4 +317,3 @@ def test_long_polls_are_capped_and_leave_no_waiters(stack, stack_env, world, gat
     assert health["waiting_long_polls"] == 0 and health["result_waiters"] == 0
     # another member is not starved by the first one's polls
     assert gateway_for(M2).get("/orders/none", wait_ms=0).status_code == 404
-

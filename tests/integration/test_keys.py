@@ -1,6 +1,7 @@
 """API keys on the real stack: issued keys work, rotated and revoked ones stop working, and a suspended
 member's keys stop working, each within 5 s on the gateway (through Postgres, Debezium and the
 gateway's global store)."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ def status_within(url: str, key: str, expected: int, seconds: float = 5.0) -> fl
 
 
 def issued(out: str) -> tuple[str, str]:
-    return (re.search(r"key id (k_[0-9a-f]{12})", out).group(1),
-            re.search(r"key \(shown once, keep it safe\): (bsk_\S+)", out).group(1))
+    return (
+        re.search(r"key id (k_[0-9a-f]{12})", out).group(1),
+        re.search(r"key \(shown once, keep it safe\): (bsk_\S+)", out).group(1),
+    )
 
 
 def test_issue_rotate_revoke_and_suspension_take_effect_within_5_seconds(stack, stack_env, world):
@@ -70,5 +73,8 @@ def _reset_seed_key(stack, world):
     """Rotation revokes the member's generated key too: give it back for the tests after these."""
     yield
     with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
-        conn.execute("UPDATE api_keys SET status = 'ACTIVE', revoked_at = NULL "
-                     "WHERE member_id = %s AND label LIKE 'generated test data%%'", (MEMBER,))
+        conn.execute(
+            "UPDATE api_keys SET status = 'ACTIVE', revoked_at = NULL "
+            "WHERE member_id = %s AND label LIKE 'generated test data%%'",
+            (MEMBER,),
+        )

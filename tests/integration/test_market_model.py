@@ -2,6 +2,7 @@
 revalued by the P&L job at the same underlying price is marked at the price paid, less nothing but the
 time decay between the fill and the window (micros), for a European call and an American put alike.
 With the old 4 % / 5 % split, a one-year at-the-money call showed about 0.4 of P&L out of nothing."""
+
 from __future__ import annotations
 
 import time
@@ -22,11 +23,19 @@ def _account(world) -> str:
 def _options(world):
     """An active European call and an active American put a while from maturity, on two underlyings
     (the tiny data set has no underlying with both)."""
+
     def first(option_type, style, avoid=None):
-        return next(i for i in sorted(world.instruments, key=lambda i: i.instrument_id)
-                    if i.instrument_type == "OPTION" and i.status == "ACTIVE" and i.option_type == option_type
-                    and i.exercise_style == style and (i.maturity - world.as_of).days >= 30
-                    and i.underlying_id != avoid)
+        return next(
+            i
+            for i in sorted(world.instruments, key=lambda i: i.instrument_id)
+            if i.instrument_type == "OPTION"
+            and i.status == "ACTIVE"
+            and i.option_type == option_type
+            and i.exercise_style == style
+            and (i.maturity - world.as_of).days >= 30
+            and i.underlying_id != avoid
+        )
+
     call = first("CALL", "EUROPEAN")
     return call, first("PUT", "AMERICAN", avoid=call.underlying_id)
 
@@ -54,8 +63,7 @@ def test_an_option_is_marked_at_the_price_it_was_bought_at_the_same_spot(stack, 
         fills[option.instrument_id] = Decimal(result["fill_price"])
     produce_prices(stack, spots)  # the same spots again: the P&L job values the new positions at them
     # each option's latest mark at these spots (a mark that did not move since is not written again)
-    marks = wait_for_marks(stack, set(fills), lambda u: Decimal(spots[u]) / 1_000_000, 0, timeout=120,
-                           ticked=False)
+    marks = wait_for_marks(stack, set(fills), lambda u: Decimal(spots[u]) / 1_000_000, 0, timeout=120, ticked=False)
     for instrument, v in marks.items():
         gap = abs(Decimal(v["mark_price"]) - fills[instrument])
         # seconds of time decay are micros; a rate gap of 1 % would be tenths

@@ -1,4 +1,5 @@
 """The order flow on the real stack: the gateway, the Streams app, Debezium-fed reference data."""
+
 from __future__ import annotations
 
 import os
@@ -9,14 +10,13 @@ import uuid
 from decimal import Decimal
 
 import psycopg
-import pytest
 from confluent_kafka import Producer
 
-from brokerstream.ops.flowcheck import holdings, read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services.streams import JAR, StreamsApp
+from brokerstream.ops.flowcheck import holdings, read_topic, reconcile, result_key, wait_drained
 
 M1, M2 = "M000001", "M000002"
 
@@ -50,8 +50,10 @@ def test_an_accepted_order_without_its_result_yet_reads_pending_never_unknown(wo
     id this gateway never accepted, or another member's, is 404."""
     a1 = accounts_of(world, M1)[0].account_id
     m1 = gateway_for(M1)
-    batch = m1.post("/orders:batch", {"orders": [{"account_id": a1, "instrument_id": "EQ000001", "side": "BUY",
-                                                  "quantity": 1} for _ in range(500)]})
+    batch = m1.post(
+        "/orders:batch",
+        {"orders": [{"account_id": a1, "instrument_id": "EQ000001", "side": "BUY", "quantity": 1} for _ in range(500)]},
+    )
     assert batch.status_code == 202, batch.text
     ids = [o["order_id"] for o in batch.json()["orders"]]
     first = {}
@@ -73,19 +75,20 @@ def test_malformed_requests_are_refused_naming_the_field_and_write_nothing(world
     gw = gateway_for(M1)
     a1 = accounts_of(world, M1)[0].account_id
     good = {"account_id": a1, "instrument_id": "EQ000001", "side": "BUY", "quantity": 1}
-    cases = [({k: v for k, v in good.items() if k != "quantity"}, "quantity"),
-             (dict(good, side="HOLD"), "side"),
-             (dict(good, quantity=1.5), "quantity"),
-             (dict(good, limit_price="1.0000001"), "limit_price"),
-             (dict(good, limit_price="abc"), "limit_price"),
-             (dict(good, colour="red"), "colour"),
-             (dict(good, account_id=7), "account_id")]
+    cases = [
+        ({k: v for k, v in good.items() if k != "quantity"}, "quantity"),
+        (dict(good, side="HOLD"), "side"),
+        (dict(good, quantity=1.5), "quantity"),
+        (dict(good, limit_price="1.0000001"), "limit_price"),
+        (dict(good, limit_price="abc"), "limit_price"),
+        (dict(good, colour="red"), "colour"),
+        (dict(good, account_id=7), "account_id"),
+    ]
     for body, field in cases:
         resp = gw.post("/orders", body)
         assert resp.status_code == 400, (body, resp.text)
         assert resp.json()["field"] == field and field in resp.json()["error"]
-    not_json = gw.http.post(gw.url + "/orders", data=b"{oops", headers={"Content-Type": "application/json"},
-                            timeout=10)
+    not_json = gw.http.post(gw.url + "/orders", data=b"{oops", headers={"Content-Type": "application/json"}, timeout=10)
     assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
 
     # one bad order fails the whole batch; the good one in it is never written
@@ -95,7 +98,9 @@ def test_malformed_requests_are_refused_naming_the_field_and_write_nothing(world
     assert resp.status_code == 400 and resp.json()["field"] == "orders[1].side"
     assert gw.get(f"/orders/{good_id}", wait_ms=2000).status_code == 404
 
-    ok = gw.post("/orders:batch", {"orders": [dict(good, order_id=f"b1-{good_id}"), dict(good, order_id=f"b2-{good_id}")]})
+    ok = gw.post(
+        "/orders:batch", {"orders": [dict(good, order_id=f"b1-{good_id}"), dict(good, order_id=f"b2-{good_id}")]}
+    )
     assert ok.status_code == 202 and len(ok.json()["orders"]) == 2
     for o in ok.json()["orders"]:
         assert gw.get(o["result"], wait_ms=10000).json()["status"] == "ACCEPTED"
@@ -131,8 +136,11 @@ def test_orders_through_the_gateway_end_with_the_right_results_and_positions(wor
     assert Decimal(risk["committed"]) > 0
 
     # options are priced from the underlying
-    option = next(i for i in world.instruments if i.instrument_type == "OPTION" and i.maturity > world.as_of
-                  and i.underlying_id == instrument)
+    option = next(
+        i
+        for i in world.instruments
+        if i.instrument_type == "OPTION" and i.maturity > world.as_of and i.underlying_id == instrument
+    )
     opt = gw.order(account_id=account, instrument_id=option.instrument_id, side="BUY", quantity=1)
     assert opt["status"] == "ACCEPTED" and Decimal(opt["fill_price"]) >= 0
 
@@ -196,8 +204,13 @@ def test_a_second_instance_answers_for_keys_the_first_holds_and_the_reverse(stac
     port = stack.port("gateway") + 7
     env.update({"BROKER_GATEWAY_PORT": str(port), "BROKER_STATE_DIR": str(tmp_path / "state")})
     log = open(tmp_path / "second.log", "wb")
-    proc = subprocess.Popen(["java", "-Xmx512m", "-jar", str(Layout(stack).module_jar(*JAR))], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["java", "-Xmx512m", "-jar", str(Layout(stack).module_jar(*JAR))],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         second_url = f"http://{stack.bind}:{port}"
         deadline = time.monotonic() + 90
@@ -214,15 +227,23 @@ def test_a_second_instance_answers_for_keys_the_first_holds_and_the_reverse(stac
         time.sleep(2)  # both RUNNING after the rebalance
         for member in sorted({a.member_id for a in world.accounts}):
             first, second = gateway_for(member), gateway_for(member, second_url)
-            for path in (f"/members/{member}/risk",) + tuple(f"/accounts/{a.account_id}/positions"
-                                                             for a in accounts_of(world, member)):
+            for path in (f"/members/{member}/risk",) + tuple(
+                f"/accounts/{a.account_id}/positions" for a in accounts_of(world, member)
+            ):
                 a, b = first.get(path), second.get(path)
                 assert a.status_code == b.status_code, (path, a.text, b.text)
                 if a.status_code == 200:
                     assert a.json() == b.json(), path
             if accounts_of(world, member) and member != "M000006":
-                placed = second.post("/orders", {"account_id": accounts_of(world, member)[0].account_id,
-                                                 "instrument_id": "EQ000002", "side": "BUY", "quantity": 1})
+                placed = second.post(
+                    "/orders",
+                    {
+                        "account_id": accounts_of(world, member)[0].account_id,
+                        "instrument_id": "EQ000002",
+                        "side": "BUY",
+                        "quantity": 1,
+                    },
+                )
                 assert placed.status_code == 202
                 assert first.get(placed.json()["result"], wait_ms=10000).status_code == 200
                 assert second.get(placed.json()["result"], wait_ms=10000).status_code == 200

@@ -2,6 +2,7 @@
 cancelled (DELETE answers with the outcome that won); the account statement and the order's history come
 back from Postgres; a kill -9 of the order flow while ticks cross working orders triggers nothing twice
 and loses nothing; and a DAY order still working at its exchange's close expires."""
+
 from __future__ import annotations
 
 import csv
@@ -24,7 +25,7 @@ from .test_exactly_once import streams_pid
 from .test_working_orders import _events, _tick
 
 M1, M2 = "M000001", "M000002"
-LIFECYCLE_EQUITY = "EQ000012"   # no other test ticks these two
+LIFECYCLE_EQUITY = "EQ000012"  # no other test ticks these two
 RESTART_EQUITY = "EQ000013"
 
 
@@ -39,8 +40,9 @@ def _account(world, member: str) -> str:
 
 def _place_buy(gw, account: str, instrument: str, quantity: int, **terms) -> str:
     """A working buy (its limit or stop and time in force in `terms`) through the gateway; its order id."""
-    resp = gw.post("/orders", {"account_id": account, "instrument_id": instrument, "side": "BUY",
-                               "quantity": quantity, **terms})
+    resp = gw.post(
+        "/orders", {"account_id": account, "instrument_id": instrument, "side": "BUY", "quantity": quantity, **terms}
+    )
     assert resp.status_code == 202, resp.text
     return resp.json()["order_id"]
 
@@ -48,10 +50,11 @@ def _place_buy(gw, account: str, instrument: str, quantity: int, **terms) -> str
 def _reserved_for_buy(gw, account: str, instrument: str, bought: int, quantity: int, level: Decimal) -> Decimal:
     """What a working buy of `quantity` at `level` reserves: the position at its new average cost (rounded
     half-even to whole micros) less what it commits now. Not simply quantity x level, since the averages round."""
-    held = next(p for p in gw.get(f"/accounts/{account}/positions").json()["positions"]
-                if p["instrument_id"] == instrument)
+    held = next(
+        p for p in gw.get(f"/accounts/{account}/positions").json()["positions"] if p["instrument_id"] == instrument
+    )
     q0, avg0 = held["quantity"], Decimal(held["avg_cost"])
-    assert q0 >= bought, held          # it bought this many just now and sells none
+    assert q0 >= bought, held  # it bought this many just now and sells none
     avg1 = ((q0 * avg0 + quantity * level) / (q0 + quantity)).quantize(Decimal("0.000001"), rounding=ROUND_HALF_EVEN)
     return (q0 + quantity) * avg1 - q0 * avg0
 
@@ -85,11 +88,13 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     bad = gw.http.patch(f"{gw.url}/orders/{order_id}", json={"side": "SELL"}, timeout=30)
     assert bad.status_code == 400 and bad.json()["field"] == "side"
     new_stop = (stop * Decimal("1.05")).quantize(Decimal("0.01"))
-    amended = gw.http.patch(f"{gw.url}/orders/{order_id}", json={"quantity": 5, "stop_price": str(new_stop)}, timeout=30)
+    amended = gw.http.patch(
+        f"{gw.url}/orders/{order_id}", json={"quantity": 5, "stop_price": str(new_stop)}, timeout=30
+    )
     assert amended.status_code == 202 and amended.json()["status"] == "AMEND_REQUESTED", amended.text
     wait_for(lambda: _open(gw, M1).get(order_id, {}).get("quantity") == 5, timeout=30, what="the amend")
     assert Decimal(_open(gw, M1)[order_id]["stop_price"]) == new_stop
-    _tick(stack, stop, _sequence(), LIFECYCLE_EQUITY)     # the old stop: no longer a trigger
+    _tick(stack, stop, _sequence(), LIFECYCLE_EQUITY)  # the old stop: no longer a trigger
 
     cancelled = gw.http.post(f"{gw.url}/orders/{order_id}/cancel", params={"wait_ms": 20000}, timeout=40)
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED", cancelled.text
@@ -103,13 +108,14 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
         s = statement.statement(stack, account, started, dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=1))
         mine = [ln for ln in s.lines if ln["order_id"] == order_id]
         return s if len(mine) == 4 else None
+
     s = wait_for(synced, timeout=60, what="the order's events and result in Postgres")
     mine = [ln for ln in s.lines if ln["order_id"] == order_id]
     # the cancel's event and its result carry the same broker time, so only the first two are in a fixed order
     assert [ln["kind"] for ln in mine][:2] == ["OPEN", "AMENDED"]
     assert sorted(ln["kind"] for ln in mine[2:]) == ["CANCELLED", "CANCELLED"]
     fill = next(ln for ln in s.lines if ln["kind"] == "FILL" and ln["instrument_id"] == LIFECYCLE_EQUITY)
-    assert fill["cash_movement"] == -2 * Decimal(fill["price"])      # a buy of 2 at its price, multiplier 1
+    assert fill["cash_movement"] == -2 * Decimal(fill["price"])  # a buy of 2 at its price, multiplier 1
     doc = json.loads(s.to_json())
     assert doc["account_id"] == account and doc["counts"]["FILL"] >= 1
     assert Decimal(doc["cash_movement"]) == s.cash_movement
@@ -150,8 +156,9 @@ def test_kill_minus_nine_while_ticks_cross_working_orders_triggers_nothing_twice
     def all_results():
         found = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
         return found if len(found) >= len(placed) else None
+
     results = wait_for(all_results, timeout=180, what="every working order's result")
-    time.sleep(3)   # anything decided twice would show by now
+    time.sleep(3)  # anything decided twice would show by now
     results = [m.value for m in read_topic(stack, "order-results", keys=lambda k: k in keys)]
     assert sorted(r["order_id"] for r in results) == sorted(placed), "one result per order, none twice"
     assert all(r["status"] == "ACCEPTED" for r in results), [r for r in results if r["status"] != "ACCEPTED"]
@@ -178,18 +185,35 @@ def _near_close(seconds: float) -> tuple[dt.datetime, str] | None:
 
 
 def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_what_it_held(
-        stack, stack_env, world, gateway_for):
-    equity = next(i.instrument_id for i in world.instruments
-                  if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.exchange == "XNAS"
-                  and i.instrument_id not in {"EQ000001", "EQ000002", "EQ000003", "EQ000004", "EQ000005",
-                                              "EQ000007", "EQ000011", LIFECYCLE_EQUITY, RESTART_EQUITY})
+    stack, stack_env, world, gateway_for
+):
+    equity = next(
+        i.instrument_id
+        for i in world.instruments
+        if i.instrument_type == "EQUITY"
+        and i.status == "ACTIVE"
+        and i.exchange == "XNAS"
+        and i.instrument_id
+        not in {
+            "EQ000001",
+            "EQ000002",
+            "EQ000003",
+            "EQ000004",
+            "EQ000005",
+            "EQ000007",
+            "EQ000011",
+            LIFECYCLE_EQUITY,
+            RESTART_EQUITY,
+        }
+    )
     near = _near_close(75)
     if near is None:
         pytest.skip("no time zone is on a weekday now, and the calendar closes on weekdays only")
     close_at, close = near
     # the order flow restarted with its Nasdaq close a minute away; every other exchange as configured
-    env = dict(stack_env, BROKER_ORDERS_MARKET_CLOSE=f"XNYS=16:00@America/New_York,XNAS={close},"
-                                                     "XCBO=16:15@America/New_York")
+    env = dict(
+        stack_env, BROKER_ORDERS_MARKET_CLOSE=f"XNYS=16:00@America/New_York,XNAS={close},XCBO=16:15@America/New_York"
+    )
     launcher(env, "down", "streams")
     try:
         launcher(env, "up", "--no-install", "streams")
@@ -207,15 +231,22 @@ def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_w
         def expired():
             r = gw.get(f"/orders/{order_id}", wait_ms=5000)
             return r.json() if r.status_code == 200 and r.json().get("status") == "EXPIRED" else None
-        result = wait_for(expired, timeout=(close_at - dt.datetime.now(dt.timezone.utc)).total_seconds() + 60,
-                          what="the DAY order to expire at the close")
+
+        result = wait_for(
+            expired,
+            timeout=(close_at - dt.datetime.now(dt.timezone.utc)).total_seconds() + 60,
+            what="the DAY order to expire at the close",
+        )
         assert result["fill_price"] is None, result
         assert dt.datetime.now(dt.timezone.utc) >= close_at
         assert order_id not in _open(gw, M2), "off the member's working orders, its reservation released"
         assert [e["event"] for e in _events(stack, M2, order_id, 2)] == ["OPEN", "EXPIRED"]
         # Postgres: its expiry event and its result, through the sinks (the same broker time, so either order)
-        steps = wait_for(lambda: (s := statement.history(stack, M2, order_id)) and len(s) == 4 and s,
-                         timeout=60, what="the expiry in Postgres")
+        steps = wait_for(
+            lambda: (s := statement.history(stack, M2, order_id)) and len(s) == 4 and s,
+            timeout=60,
+            what="the expiry in Postgres",
+        )
         assert [st["event"] for st in steps] == ["PLACED", "OPEN", "EXPIRED", "EXPIRED"]
     finally:
         launcher(stack_env, "down", "streams")

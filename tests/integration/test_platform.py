@@ -1,9 +1,10 @@
 """The native stack, service by service, with a real request to each (issue: platform)."""
+
 from __future__ import annotations
 
 import json
-import signal
 import os
+import signal
 import time
 import urllib.request
 import uuid
@@ -15,8 +16,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry import Schema
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
-from brokerstream.clients.schemas import registry_client
 from brokerstream.clients.flinksql import SqlSession, wait_job
+from brokerstream.clients.schemas import registry_client
 from brokerstream.common.topics import load_catalog
 
 from .conftest import launcher
@@ -61,8 +62,9 @@ def test_kafka_produces_and_consumes(stack):
     for p in payloads:
         producer.produce(topic, p, key=b"k")
     assert producer.flush(10) == 0
-    consumer = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": topic,
-                         "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {"bootstrap.servers": stack.kafka_bootstrap, "group.id": topic, "auto.offset.reset": "earliest"}
+    )
     consumer.subscribe([topic])
     got = []
     deadline = time.monotonic() + 20
@@ -75,8 +77,12 @@ def test_kafka_produces_and_consumes(stack):
     admin.delete_topics([topic])
 
 
-V1 = {"type": "record", "name": "Smoke", "namespace": "io.brokerstream.test",
-      "fields": [{"name": "id", "type": "string"}]}
+V1 = {
+    "type": "record",
+    "name": "Smoke",
+    "namespace": "io.brokerstream.test",
+    "fields": [{"name": "id", "type": "string"}],
+}
 
 
 def test_registry_speaks_the_confluent_api_with_backward_compatibility(stack):
@@ -103,14 +109,22 @@ def test_postgres_creates_and_reads_a_table(stack):
 
 def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stack):
     host, port = stack["BS_POSTGRES_HOST"], stack.port("postgres")
-    attempts = [("postgres", ""), ("postgres", "postgres"), (stack["BS_POSTGRES_USER"], ""),
-                (stack["BS_POSTGRES_USER"], stack["BS_POSTGRES_PASSWORD"] + "-wrong")]
+    attempts = [
+        ("postgres", ""),
+        ("postgres", "postgres"),
+        (stack["BS_POSTGRES_USER"], ""),
+        (stack["BS_POSTGRES_USER"], stack["BS_POSTGRES_PASSWORD"] + "-wrong"),
+    ]
     for user, password in attempts:
         with pytest.raises(psycopg.OperationalError) as refused:
-            psycopg.connect(host=host, port=port, user=user, password=password, dbname="postgres",
-                            connect_timeout=5).close()
-        assert "password authentication failed" in str(refused.value) or "rejects connection" in str(refused.value) \
-            or "no password supplied" in str(refused.value), (user, str(refused.value))
+            psycopg.connect(
+                host=host, port=port, user=user, password=password, dbname="postgres", connect_timeout=5
+            ).close()
+        assert (
+            "password authentication failed" in str(refused.value)
+            or "rejects connection" in str(refused.value)
+            or "no password supplied" in str(refused.value)
+        ), (user, str(refused.value))
     # the registry's password is in its environment, not on its command line
     for proc_dir in os.listdir("/proc"):
         if proc_dir.isdigit():
@@ -135,9 +149,11 @@ def test_connect_has_the_debezium_source_our_postgres_sink_and_the_avro_converte
 
 def test_flink_runs_a_job_submitted_through_the_sql_gateway(stack):
     with SqlSession(stack.sql_gateway_url, {"execution.runtime-mode": "batch"}) as sql:
-        sql.execute("CREATE TEMPORARY TABLE numbers (n BIGINT) WITH ('connector' = 'datagen', "
-                    "'number-of-rows' = '100', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', "
-                    "'fields.n.end' = '100')")
+        sql.execute(
+            "CREATE TEMPORARY TABLE numbers (n BIGINT) WITH ('connector' = 'datagen', "
+            "'number-of-rows' = '100', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', "
+            "'fields.n.end' = '100')"
+        )
         result = sql.execute("SELECT SUM(n) AS total FROM numbers")
     assert result.rows == [[5050]]
     assert wait_job(stack.flink_url, result.job_id) == "FINISHED"
@@ -145,6 +161,7 @@ def test_flink_runs_a_job_submitted_through_the_sql_gateway(stack):
 
 def test_chdb_answers_queries_through_the_clickhouse_client(stack, tmp_path):
     import clickhouse_connect
+
     client = clickhouse_connect.get_client(dsn=f"chdb://{tmp_path / 'ch'}")
     client.command("CREATE TABLE t (x UInt32) ENGINE = MergeTree ORDER BY x")
     client.insert("t", [[1], [2], [3]], column_names=["x"])
@@ -179,9 +196,12 @@ def test_down_leaves_nothing_running_and_up_keeps_data_and_schemas(stack, stack_
     launcher(stack_env, "down")
     for pid in pids:
         assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(") ")[1][0] == "Z"
-    listening = {int(line.split()[1].split(":")[1], 16)
-                 for table in ("/proc/net/tcp", "/proc/net/tcp6")
-                 for line in open(table).read().splitlines()[1:] if line.split()[3] == "0A"}
+    listening = {
+        int(line.split()[1].split(":")[1], 16)
+        for table in ("/proc/net/tcp", "/proc/net/tcp6")
+        for line in open(table).read().splitlines()[1:]
+        if line.split()[3] == "0A"
+    }
     assert not (ports & listening), f"still listening after down: {ports & listening}"
 
     launcher(stack_env, "up", "--no-install")

@@ -1,21 +1,21 @@
 """The P&L job on the real stack: positions from the order flow plus ticks give the expected marks and
 unrealized P&L in Kafka and Postgres; a stop with a savepoint and a resume leave no gaps and no duplicates."""
+
 from __future__ import annotations
 
-import datetime as dt
 import math
-
-import psycopg
 import time
 import uuid
 from collections import Counter
 from decimal import Decimal
 
+import psycopg
+
 from brokerstream.clients.flinkjobs import PNL_JOB, Flink, deploy, stop
-from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.gen.market_model import load as market_model
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_prices
-from brokerstream.gen.market_model import load as market_model
+from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
 
 MODEL = market_model()  # the one the P&L job values options with
 RATE = MODEL.rate
@@ -40,8 +40,9 @@ def open_positions(stack, world, count=3000):
     return {k: p for k, p in latest_positions(stack).items() if p["quantity"] != 0}
 
 
-def wait_for_marks(stack, instruments: set[str], price_of, since_ms: int, timeout=90.0,
-                   ticked: bool = True) -> dict[str, dict]:
+def wait_for_marks(
+    stack, instruments: set[str], price_of, since_ms: int, timeout=90.0, ticked: bool = True
+) -> dict[str, dict]:
     """The latest mark of each instrument whose underlying price is the one we ticked (and, with `ticked`,
     that a tick since `since_ms` caused)."""
     deadline = time.monotonic() + timeout
@@ -49,13 +50,16 @@ def wait_for_marks(stack, instruments: set[str], price_of, since_ms: int, timeou
         found = {}
         for m in read_topic(stack, "pnl.marks", keys=lambda k: k in instruments):
             v = m.value
-            caused = not ticked or (v and v["first_tick_ts"] is not None
-                                    and v["first_tick_ts"].timestamp() * 1000 >= since_ms)
+            caused = not ticked or (
+                v and v["first_tick_ts"] is not None and v["first_tick_ts"].timestamp() * 1000 >= since_ms
+            )
             if v and v["underlying_price"] == price_of(v["underlying_id"]) and caused:
                 found[m.key] = v
         if set(found) == instruments:
             return found
-        assert time.monotonic() < deadline, f"{len(instruments - set(found))} of {len(instruments)} instruments have no mark yet"
+        assert time.monotonic() < deadline, (
+            f"{len(instruments - set(found))} of {len(instruments)} instruments have no mark yet"
+        )
         time.sleep(2)
 
 
@@ -95,10 +99,14 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
         if years == 0:
             expected = max(0.0, s - k if inst.option_type == "CALL" else k - s)
         elif inst.exercise_style == "EUROPEAN" or inst.option_type == "CALL":
-            expected = black_scholes(inst.option_type == "CALL", s, k, years, RATE, starts[inst.underlying_id].volatility)
+            expected = black_scholes(
+                inst.option_type == "CALL", s, k, years, RATE, starts[inst.underlying_id].volatility
+            )
         else:  # an American put is worth at least the European one and its intrinsic value
-            assert float(v["mark_price"]) >= max(k - s, black_scholes(False, s, k, years, RATE,
-                                                                      starts[inst.underlying_id].volatility)) - 1e-6
+            assert (
+                float(v["mark_price"])
+                >= max(k - s, black_scholes(False, s, k, years, RATE, starts[inst.underlying_id].volatility)) - 1e-6
+            )
             continue
         assert abs(float(v["mark_price"]) - expected) < 1e-5, (instrument_id, v["mark_price"], expected)
     assert options > 0, "the workload holds options too"
@@ -127,22 +135,40 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
     while True:
         wanted = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
         with psycopg.connect(stack.postgres_dsn()) as conn:
-            synced = dict(conn.execute("SELECT instrument_id, mark_price FROM instrument_marks "
-                                       "WHERE instrument_id = ANY(%s)", (sorted(held),)).fetchall())
-            rows = conn.execute("SELECT account_id, instrument_id, mark_price, unrealized_pnl FROM pnl_positions "
-                                "WHERE account_id = ANY(%s)", (sorted(accounts),)).fetchall()
-            totals = dict(conn.execute("SELECT account_id, unrealized_pnl FROM pnl_accounts WHERE account_id = ANY(%s)",
-                                       (sorted(accounts),)).fetchall())
+            synced = dict(
+                conn.execute(
+                    "SELECT instrument_id, mark_price FROM instrument_marks WHERE instrument_id = ANY(%s)",
+                    (sorted(held),),
+                ).fetchall()
+            )
+            rows = conn.execute(
+                "SELECT account_id, instrument_id, mark_price, unrealized_pnl FROM pnl_positions "
+                "WHERE account_id = ANY(%s)",
+                (sorted(accounts),),
+            ).fetchall()
+            totals = dict(
+                conn.execute(
+                    "SELECT account_id, unrealized_pnl FROM pnl_accounts WHERE account_id = ANY(%s)",
+                    (sorted(accounts),),
+                ).fetchall()
+            )
         view = {(a, i): (m, u) for a, i, m, u in rows}
-        expected = {(p["account_id"], p["instrument_id"]): (wanted[p["instrument_id"]],
-                                                            unrealized(p, wanted[p["instrument_id"]]))
-                    for p in positions.values() if p["instrument_id"] in wanted}
+        expected = {
+            (p["account_id"], p["instrument_id"]): (
+                wanted[p["instrument_id"]],
+                unrealized(p, wanted[p["instrument_id"]]),
+            )
+            for p in positions.values()
+            if p["instrument_id"] in wanted
+        }
         if synced == wanted and all(view.get(key) == value for key, value in expected.items()):
             break
         missing = sum(synced.get(key) != value for key, value in wanted.items())
         off = sorted(key for key, value in expected.items() if view.get(key) != value)
-        assert time.monotonic() < deadline, (f"{missing} of {len(wanted)} instruments' marks not in Postgres; "
-                                             f"positions whose P&L the view does not give yet: {off[:5]}")
+        assert time.monotonic() < deadline, (
+            f"{missing} of {len(wanted)} instruments' marks not in Postgres; "
+            f"positions whose P&L the view does not give yet: {off[:5]}"
+        )
         time.sleep(2)
     assert len(expected) == len(positions)
     expected_by_account = Counter()
@@ -172,6 +198,9 @@ def test_stop_with_savepoint_and_resume_leaves_no_gaps_and_no_duplicates(stack, 
     # no duplicates across a stop with a savepoint: an instrument is valued at most once per tick window, so
     # each (instrument, window) of the tick-driven marks appears once (a crash, unlike a stop, may write a
     # window's marks again after the restore: the marks are the latest value per key, at least once)
-    windows = Counter((m.key, m.value["window_end"]) for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)
-                      if m.value and m.value["first_tick_ts"] is not None)
+    windows = Counter(
+        (m.key, m.value["window_end"])
+        for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)
+        if m.value and m.value["first_tick_ts"] is not None
+    )
     assert windows and max(windows.values()) == 1

@@ -1,6 +1,7 @@
 """A schema registry outage under load: clients retry with backoff and serve what they cached; no valid
 record is dead-lettered because the registry was down, every order gets its result, and the connectors go
 on with the schemas they hold."""
+
 from __future__ import annotations
 
 import threading
@@ -10,16 +11,15 @@ import uuid
 import psycopg
 
 from brokerstream.clients.connectors import check
-from brokerstream.ops.flowcheck import read_topic, reconcile, result_key, wait_drained
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
+from brokerstream.ops.flowcheck import read_topic, reconcile, result_key, wait_drained
 
 from .conftest import launcher
 from .test_connectors import postgres_rows, wait_for
 
 
-def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothing(
-        stack, stack_env, world, gateway_for):
+def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothing(stack, stack_env, world, gateway_for):
     tag = f"reg{uuid.uuid4().hex[:6]}"
     gen = OrderGenerator(world, 31, run_tag=tag, today=world.as_of)
     orders = [gen.next() for _ in range(2000)]
@@ -36,9 +36,20 @@ def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothin
         member = world.members[0].member_id
         account = next(a.account_id for a in world.accounts if a.member_id == member and a.status == "ACTIVE")
         posted = {}
-        post = threading.Thread(target=lambda: posted.update(resp=gateway_for(member).post(
-            "/orders", {"order_id": f"{tag}-gw", "account_id": account, "instrument_id": "EQ000001", "side": "BUY",
-                        "quantity": 1})))
+        post = threading.Thread(
+            target=lambda: posted.update(
+                resp=gateway_for(member).post(
+                    "/orders",
+                    {
+                        "order_id": f"{tag}-gw",
+                        "account_id": account,
+                        "instrument_id": "EQ000001",
+                        "side": "BUY",
+                        "quantity": 1,
+                    },
+                )
+            )
+        )
         post.start()
         time.sleep(max(0.0, 10 - (time.monotonic() - stopped)))
     finally:
@@ -69,6 +80,7 @@ def test_the_connectors_ride_out_a_registry_outage_longer_than_they_hold_a_schem
 
     def member_events() -> int:
         return len(read_topic(stack, "ref.members", keys=lambda k: k == member))
+
     events_before = member_events()
     touch()  # the source holds the Member schema from here
     wait_for(lambda: member_events() > events_before, what="the first change event")
@@ -90,8 +102,14 @@ def test_the_connectors_ride_out_a_registry_outage_longer_than_they_hold_a_schem
     wait_drained(stack, timeout=240)
     decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
     assert decided == len(orders)
-    wait_for(lambda: postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                                   tag + "%")[0][0] == decided, timeout=120, what="every result in Postgres")
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0]
+            == decided
+        ),
+        timeout=120,
+        what="every result in Postgres",
+    )
     assert member_events() >= events_before + 2, "the change made while the registry was down arrived"
     assert check(stack) == [], "every connector and task still running"
     assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before

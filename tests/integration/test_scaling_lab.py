@@ -1,15 +1,16 @@
 """The scaling lab on the real stack: a small experiment of three resource steps, the limits really in
 force during each step and gone after, every run stored with its step, and the report rendered by
 headless Chromium with a USL fit."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from brokerstream.metrics import store
 from brokerstream.lab import experiment, labreport, screenshot, steps
 from brokerstream.launcher.cpugroups import CpuGroups
+from brokerstream.metrics import store
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,21 @@ def lab(stack, world, tmp_path_factory):
         print(line)
         if line.startswith(("[drain] starting the streams app", "[pnl] measuring", "[load] run ")):
             seen.append((line[:16], groups.quota_vcpus(), groups.memory_limit_gb()))
-    plan = experiment.Plan(steps=steps.parse("0.5,1,2", memory_gb=10), orders=3_000, warmup=500, tick_rate="thesis",
-                           start_users=4, step_users=8, hold_seconds=4, max_users=28, slo_p95_ms=400,
-                           pnl_positions=2_000, pnl_tick_rate=2_000, pnl_seconds=6)
+
+    plan = experiment.Plan(
+        steps=steps.parse("0.5,1,2", memory_gb=10),
+        orders=3_000,
+        warmup=500,
+        tick_rate="thesis",
+        start_users=4,
+        step_users=8,
+        hold_seconds=4,
+        max_users=28,
+        slo_p95_ms=400,
+        pnl_positions=2_000,
+        pnl_tick_rate=2_000,
+        pnl_seconds=6,
+    )
     experiment_id = experiment.run(stack, plan, progress=progress)
     out = tmp_path_factory.mktemp("report")
     page = labreport.run(stack, out)
@@ -47,11 +60,16 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
         rows = client.query(
             "SELECT e.step, e.kind, e.vcpus, r.vcpus, r.memory_gb, c.stack_cpu_cores FROM experiment_runs AS e FINAL "
             "INNER JOIN runs AS r FINAL ON r.run_id = e.run_id LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id "
-            "WHERE e.experiment_id = {e:String} ORDER BY e.step, e.kind", parameters={"e": experiment_id}).result_rows
-        figures = dict(client.query(
-            "SELECT e.run_id, res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL "
-            "ON res.run_id = e.run_id WHERE e.experiment_id = {e:String} AND res.name = 'drain_orders_per_s'",
-            parameters={"e": experiment_id}).result_rows)
+            "WHERE e.experiment_id = {e:String} ORDER BY e.step, e.kind",
+            parameters={"e": experiment_id},
+        ).result_rows
+        figures = dict(
+            client.query(
+                "SELECT e.run_id, res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL "
+                "ON res.run_id = e.run_id WHERE e.experiment_id = {e:String} AND res.name = 'drain_orders_per_s'",
+                parameters={"e": experiment_id},
+            ).result_rows
+        )
     finally:
         client.close()
     assert [(step, kind) for step, kind, *_ in rows] == [(s, k) for s in (1, 2, 3) for k in ("drain", "http", "pnl")]
@@ -62,20 +80,22 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
     client = store.connect(stack)
     try:
         revalued = client.query(
-            "SELECT res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL ON res.run_id = e.run_id "
+            "SELECT res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL ON res.run_id = "
+            "e.run_id "
             "WHERE e.experiment_id = {e:String} AND res.name = 'positions_revalued_per_s'",
-            parameters={"e": experiment_id}).result_rows
+            parameters={"e": experiment_id},
+        ).result_rows
     finally:
         client.close()
-    assert len(revalued) == 3 and all(v > 0 for v, in revalued)
+    assert len(revalued) == 3 and all(v > 0 for (v,) in revalued)
 
 
 def test_the_report_has_three_steps_a_usl_fit_and_renders_in_chromium(lab, tmp_path):
     page = lab[3]
     dom = screenshot.dom(page)
     assert 'data-charts-drawn="5"' in dom and 'class="empty"' not in dom
-    orders = dom[dom.index('id="chart-orders"'):]
-    orders = orders[:orders.index("</svg>")]
+    orders = dom[dom.index('id="chart-orders"') :]
+    orders = orders[: orders.index("</svg>")]
     assert len(re.findall(r'class="point"', orders)) >= 3 + 3  # measured at both prices, then the model
     assert 'class="series line model"' in orders
     assert "Universal Scalability Law fits the drain" in dom

@@ -1,13 +1,19 @@
 """Schemas against the real registry: the project's own, and evolutions of a throwaway subject."""
+
 import json
 import uuid
 
 import pytest
 
-from brokerstream.clients.schemas import Registry, SchemaError, check_all, register_all, schema_str, topic_subjects
+from brokerstream.clients.schemas import Registry, SchemaError, check_all, register_all, topic_subjects
 
-V1 = {"type": "record", "name": "Thing", "namespace": "io.brokerstream.avro", "doc": "test",
-      "fields": [{"name": "id", "type": "string", "doc": "id"}]}
+V1 = {
+    "type": "record",
+    "name": "Thing",
+    "namespace": "io.brokerstream.avro",
+    "doc": "test",
+    "fields": [{"name": "id", "type": "string", "doc": "id"}],
+}
 
 
 def write(dir_, schema):
@@ -46,5 +52,6 @@ def test_a_compatible_evolution_registers_and_an_incompatible_one_is_refused(sta
 
 def test_the_schema_check_command_passes_on_the_repository_schemas(stack, stack_env):
     from .conftest import launcher
+
     out = launcher(stack_env, "schemas", "check").stdout
     assert "every schema is compatible" in out

@@ -4,6 +4,7 @@ The workload is written after `since`, and every query runs with --since, so wha
 in the topics does not count; the expected rows come from the generator (what it injected) or from
 reading the same topics back in Python, never from Flink.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,11 +16,11 @@ from decimal import Decimal
 
 import pytest
 
-from brokerstream.ops import streamsql
 from brokerstream.clients.flinksql import SqlSession
-from brokerstream.ops.flowcheck import holdings, read_topic, wait_drained
 from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
 from brokerstream.gen.produce import produce_orders, produce_prices
+from brokerstream.ops import streamsql
+from brokerstream.ops.flowcheck import holdings, read_topic, wait_drained
 
 MICRO = Decimal("0.000001")
 
@@ -36,8 +37,9 @@ def workload(stack, world):
     since = int(time.time() * 1000)
     time.sleep(0.05)
     mix = OrderMix(faults={f: 0.02 for f in FAULTS})
-    gen = OrderGenerator(world, 23, mix, run_tag=f"sql{uuid.uuid4().hex[:6]}", today=world.as_of,
-                         positions=holdings(stack))
+    gen = OrderGenerator(
+        world, 23, mix, run_tag=f"sql{uuid.uuid4().hex[:6]}", today=world.as_of, positions=holdings(stack)
+    )
     orders = [gen.next() for _ in range(1500)]
     assert produce_orders(stack, iter(orders)).produced == len(orders)
     wait_drained(stack)
@@ -48,16 +50,18 @@ def workload(stack, world):
     counts = {u: i % 3 + 1 for i, u in enumerate(equities)}
     event_ts = int(time.time() * 1000)
     for step in range(3):
-        produce_prices(stack, {u: starts[u] + 10_000 * step for u in equities if counts[u] > step},
-                       event_ts_ms=event_ts)
+        produce_prices(
+            stack, {u: starts[u] + 10_000 * step for u in equities if counts[u] > step}, event_ts_ms=event_ts
+        )
     return {"since": since, "orders": orders, "tick_counts": counts, "starts": starts, "event_ts": event_ts}
 
 
 def test_open_orders_by_member_counts_what_each_member_placed_and_got_decided(stack, workload):
     placed = Counter(o.key for o in workload["orders"])
     rows = rows_of(stack, "open_orders_by_member", workload["since"])
-    assert {r["member_id"]: (r["placed"], r["decided"], r["open_orders"]) for r in rows} == \
-        {m: (n, n, 0) for m, n in placed.items()}
+    assert {r["member_id"]: (r["placed"], r["decided"], r["open_orders"]) for r in rows} == {
+        m: (n, n, 0) for m, n in placed.items()
+    }
 
 
 def test_rejects_per_reason_per_minute_add_up_to_the_injected_faults(stack, workload):
@@ -78,14 +82,18 @@ def test_top_positions_by_exposure_are_the_largest_open_positions_at_cost(stack,
         if m.timestamp_ms >= workload["since"] and m.value is not None:
             latest[m.key] = m.value  # partition order: a key's last record is its newest
     exposures = sorted(
-        ((abs(p["quantity"]) * p["multiplier"] * p["avg_cost"], p["account_id"], p["instrument_id"], p)
-         for p in latest.values() if p["quantity"] != 0),
-        key=lambda e: (-e[0], e[1], e[2]))[:10]
+        (
+            (abs(p["quantity"]) * p["multiplier"] * p["avg_cost"], p["account_id"], p["instrument_id"], p)
+            for p in latest.values()
+            if p["quantity"] != 0
+        ),
+        key=lambda e: (-e[0], e[1], e[2]),
+    )[:10]
     assert len(exposures) == 10
     rows = rows_of(stack, "top_positions_by_exposure", workload["since"])
-    assert [(r["account_id"], r["instrument_id"], r["member_id"], r["quantity"], r["avg_cost"], r["exposure"])
-            for r in rows] == \
-        [(a, i, p["member_id"], p["quantity"], p["avg_cost"], e) for e, a, i, p in exposures]
+    assert [
+        (r["account_id"], r["instrument_id"], r["member_id"], r["quantity"], r["avg_cost"], r["exposure"]) for r in rows
+    ] == [(a, i, p["member_id"], p["quantity"], p["avg_cost"], e) for e, a, i, p in exposures]
 
 
 def test_tick_rates_per_instrument_count_the_ticks_sent(stack, workload):
@@ -125,8 +133,12 @@ def test_pnl_by_member_is_each_members_latest_record_from_the_pnl_job(stack, wor
     assert {r["member_id"] for r in rows} == set(latest)
     for r in rows:
         v = latest[r["member_id"]]
-        assert (r["unrealized_pnl"], r["market_value"], r["cost_basis"], r["positions"]) == \
-            (v["unrealized_pnl"], v["market_value"], v["cost_basis"], v["positions"])
+        assert (r["unrealized_pnl"], r["market_value"], r["cost_basis"], r["positions"]) == (
+            v["unrealized_pnl"],
+            v["market_value"],
+            v["cost_basis"],
+            v["positions"],
+        )
         assert r["unrealized_pnl"] == r["market_value"] - r["cost_basis"]
     assert any(r["positions"] > 0 for r in rows)
 

@@ -5,6 +5,7 @@ orders again without any step beyond `up`.
 Named to run last: the broker's death shakes every client of the stack (Connect, Flink), and the
 other tests should not pay for that.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,6 +39,7 @@ def test_kill_minus_nine_of_the_broker_loses_no_acknowledged_order(stack, stack_
 
     # the flow decides a new order without any manual step
     member, account = members.picks[0]
-    result = gateway_for(member).order(order_id=f"{tag}-after", account_id=account,
-                                       instrument_id=members.equity, side="BUY", quantity=1)
+    result = gateway_for(member).order(
+        order_id=f"{tag}-after", account_id=account, instrument_id=members.equity, side="BUY", quantity=1
+    )
     assert result["status"] in ("ACCEPTED", "REJECTED")

@@ -1,5 +1,6 @@
 """Working (GTC) orders on the real stack: one rests and fills when a tick crosses its limit, one is
 cancelled, a cancel after the fill is refused, and each ends with exactly one result."""
+
 from __future__ import annotations
 
 import time
@@ -7,12 +8,12 @@ from decimal import Decimal
 
 from confluent_kafka import Producer
 
-from brokerstream.ops.flowcheck import read_topic, result_key
 from brokerstream.gen.avro_binary import StringCache, encode_tick
 from brokerstream.gen.produce import command_value, schema_header
+from brokerstream.ops.flowcheck import read_topic, result_key
 
 M1 = "M000001"
-EQUITY = "EQ000011"   # no other test ticks it
+EQUITY = "EQ000011"  # no other test ticks it
 
 
 def _cancel(stack, member: str, order_id: str) -> None:
@@ -24,8 +25,18 @@ def _cancel(stack, member: str, order_id: str) -> None:
 
 def _tick(stack, price: Decimal, sequence: int, equity: str = EQUITY) -> None:
     p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "partitioner": "murmur2_random"})
-    p.produce("price-ticks", encode_tick(schema_header(stack, "price-ticks", "PriceTick"), StringCache(), equity,
-                                         int(price * 1_000_000), int(time.time() * 1000), sequence), equity.encode())
+    p.produce(
+        "price-ticks",
+        encode_tick(
+            schema_header(stack, "price-ticks", "PriceTick"),
+            StringCache(),
+            equity,
+            int(price * 1_000_000),
+            int(time.time() * 1000),
+            sequence,
+        ),
+        equity.encode(),
+    )
     assert p.flush(10) == 0
 
 
@@ -43,16 +54,28 @@ def test_a_gtc_order_rests_fills_when_a_tick_crosses_and_a_cancel_races_it_once(
     gw = gateway_for(M1)
     account = next(a for a in world.accounts if a.member_id == M1 and a.status == "ACTIVE").account_id
     price = Decimal(gw.order(account_id=account, instrument_id=EQUITY, side="BUY", quantity=1)["fill_price"])
-    fills_at, cancelled_at = (price * Decimal("0.9")).quantize(Decimal("0.01")), (price * Decimal("0.5")).quantize(Decimal("0.01"))
+    fills_at, cancelled_at = (
+        (price * Decimal("0.9")).quantize(Decimal("0.01")),
+        (price * Decimal("0.5")).quantize(Decimal("0.01")),
+    )
 
     placed = {}
     for name, limit in (("fills", fills_at), ("cancelled", cancelled_at)):
-        resp = gw.post("/orders", {"account_id": account, "instrument_id": EQUITY, "side": "BUY", "quantity": 3,
-                                   "limit_price": str(limit), "time_in_force": "GTC"})
+        resp = gw.post(
+            "/orders",
+            {
+                "account_id": account,
+                "instrument_id": EQUITY,
+                "side": "BUY",
+                "quantity": 3,
+                "limit_price": str(limit),
+                "time_in_force": "GTC",
+            },
+        )
         assert resp.status_code == 202, resp.text
         placed[name] = resp.json()["order_id"]
     assert [e["event"] for e in _events(stack, M1, placed["fills"], 1)] == ["OPEN"]
-    assert gw.get(f"/orders/{placed['fills']}", wait_ms=1000).status_code == 202   # working: no result yet
+    assert gw.get(f"/orders/{placed['fills']}", wait_ms=1000).status_code == 202  # working: no result yet
 
     crossing = (fills_at * Decimal("0.98")).quantize(Decimal("0.000001"))
     _tick(stack, crossing, 10**9)
@@ -63,7 +86,7 @@ def test_a_gtc_order_rests_fills_when_a_tick_crosses_and_a_cancel_races_it_once(
     _cancel(stack, M1, placed["cancelled"])
     cancelled = gw.get(f"/orders/{placed['cancelled']}", wait_ms=30000)
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED", cancelled.text
-    _cancel(stack, M1, placed["fills"])   # too late: it filled
+    _cancel(stack, M1, placed["fills"])  # too late: it filled
     events = _events(stack, M1, placed["fills"], 3)
     assert [e["event"] for e in events] == ["OPEN", "TRIGGERED", "CANCEL_REJECTED"]
     assert "not working" in events[-1]["detail"]

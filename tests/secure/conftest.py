@@ -5,6 +5,7 @@ Its own ports (26xxx) and data folder (.data-test-secure/). `./brokerstream test
 the integration and cluster suites have stopped their stacks. BS_TEST_KEEP_STACK=1 reuses a running
 secure stack and leaves it running.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """The order flow under the authenticated profile: TLS and SCRAM for every client (gateway, streams app,
 Connect, Flink, the tools), ACLs that let only the gateway write orders, no password on a command line."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from brokerstream.clients import kafka_security
-from brokerstream.gen.produce import produce_prices
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.gen.produce import produce_prices
 
 
 def _wait_row(cfg, sql: str, args: tuple, timeout: float):
@@ -29,23 +30,33 @@ def _wait_row(cfg, sql: str, args: tuple, timeout: float):
 
 def test_orders_flow_through_gateway_streams_connect_and_flink(secure_stack, secure_world, secure_gateway_for):
     cfg, world = secure_stack, secure_world
-    member = next(m.member_id for m in world.members if m.status == "ACTIVE"
-                  and any(a.member_id == m.member_id and a.status == "ACTIVE" for a in world.accounts))
+    member = next(
+        m.member_id
+        for m in world.members
+        if m.status == "ACTIVE" and any(a.member_id == m.member_id and a.status == "ACTIVE" for a in world.accounts)
+    )
     account = next(a.account_id for a in world.accounts if a.member_id == member and a.status == "ACTIVE")
     equity = next(i.instrument_id for i in world.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE")
     order_id = f"sec-{uuid.uuid4().hex[:8]}"
     # the gateway writes the order as its principal; the streams app decides it as its own
-    result = secure_gateway_for(member).order(order_id=order_id, account_id=account, instrument_id=equity,
-                                              side="BUY", quantity=3)
+    result = secure_gateway_for(member).order(
+        order_id=order_id, account_id=account, instrument_id=equity, side="BUY", quantity=3
+    )
     assert result["status"] == "ACCEPTED", result
     # Connect (Debezium's JDBC sink) logs in as connect and carries the result to Postgres
-    row = _wait_row(cfg, "SELECT status FROM order_results WHERE order_id = %s AND member_id = %s",
-                    (order_id, member), 120)
+    row = _wait_row(
+        cfg, "SELECT status FROM order_results WHERE order_id = %s AND member_id = %s", (order_id, member), 120
+    )
     assert row == ("ACCEPTED",)
     # a tick written by the tools principal reaches the P&L job (flink), whose output Connect syncs
     produce_prices(cfg, {equity: 123_450_000})
-    row = _wait_row(cfg, "SELECT underlying_price, mark_price FROM pnl_positions WHERE account_id = %s "
-                    "AND instrument_id = %s AND mark_price = 123.45", (account, equity), 180)
+    row = _wait_row(
+        cfg,
+        "SELECT underlying_price, mark_price FROM pnl_positions WHERE account_id = %s "
+        "AND instrument_id = %s AND mark_price = 123.45",
+        (account, equity),
+        180,
+    )
     assert row is not None, "the P&L job's revaluation never reached Postgres"
 
 
@@ -53,7 +64,7 @@ def test_orders_flow_through_gateway_streams_connect_and_flink(secure_stack, sec
 def test_no_principal_but_the_gateway_may_write_orders(secure_stack, principal):
     errors = []
     p = Producer(client_conf(secure_stack, principal, **{"message.timeout.ms": 20000, "partitioner": "murmur2_random"}))
-    p.produce("orders", b"forged", b"M000001", on_delivery=lambda err, msg: errors.append(err))
+    p.produce("orders", b"forged", b"M000001", on_delivery=lambda err, msg, errors=errors: errors.append(err))
     assert p.flush(30) == 0
     assert len(errors) == 1 and errors[0] is not None, errors
     assert errors[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED, errors[0]
@@ -77,10 +88,12 @@ def test_only_the_order_flow_may_write_the_book_and_its_triggers(secure_stack):
         p = Producer(client_conf(secure_stack, principal, **{"message.timeout.ms": 20000}))
         errors = []
         for topic in ("order-triggers.fast", "order-triggers", "orders.resting"):
-            p.produce(topic, b"forged", b"M000001", on_delivery=lambda err, msg: errors.append(err))
+            p.produce(topic, b"forged", b"M000001", on_delivery=lambda err, msg, errors=errors: errors.append(err))
         assert p.flush(30) == 0
-        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 3, \
-            (principal, errors)
+        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 3, (
+            principal,
+            errors,
+        )
 
 
 def _refused(conf: dict) -> None:

@@ -1,15 +1,15 @@
 """Cost queries against hand-computed values on a fixed small data set (embedded ClickHouse), the price
 sheet, and the load shapes' stopping rules."""
+
 from __future__ import annotations
 
 import datetime as dt
 import math
-import textwrap
 
 import pytest
 
-from brokerstream.metrics import pricesheet, store
 from brokerstream.loadtest.shapes import BreakingPoint, Constant, StepBursts, Window
+from brokerstream.metrics import pricesheet, store
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -35,20 +35,62 @@ def test_price_sheet_parses_and_prices_a_run(tmp_path):
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     from brokerstream.common.config import Config
+
     folder = tmp_path_factory.mktemp("ch")
     c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{folder}"}))
     store.apply_ddl(c)
     pricesheet.store(c, pricesheet.load())
     runs = [  # run, step, vcpus, memory, instance type
-        ("r1", 1, 2.0, 8.0, ""),            # 2 x 0.04656 + 8 x 0.00511 = 0.13400 $/h
+        ("r1", 1, 2.0, 8.0, ""),  # 2 x 0.04656 + 8 x 0.00511 = 0.13400 $/h
         ("r2", 2, 0.0, 0.0, "m5.2xlarge"),  # 0.384 $/h
     ]
-    cols = ["run_id", "kind", "shape", "started", "ended", "scale_step", "partitions", "stream_threads",
-            "instances", "flink_parallelism", "vcpus", "memory_gb", "instance_type", "heap_sizes", "workload",
-            "seed", "code_version", "config"]
-    c.insert("runs", [[r, "http", "constant", T0 + dt.timedelta(hours=i), T0 + dt.timedelta(hours=i, minutes=1),
-                       step, 4, 1, 1, 1, v, m, it, "{}", "w", 1, "test", "{}"] for i, (r, step, v, m, it) in enumerate(runs)],
-             column_names=cols)
+    cols = [
+        "run_id",
+        "kind",
+        "shape",
+        "started",
+        "ended",
+        "scale_step",
+        "partitions",
+        "stream_threads",
+        "instances",
+        "flink_parallelism",
+        "vcpus",
+        "memory_gb",
+        "instance_type",
+        "heap_sizes",
+        "workload",
+        "seed",
+        "code_version",
+        "config",
+    ]
+    c.insert(
+        "runs",
+        [
+            [
+                r,
+                "http",
+                "constant",
+                T0 + dt.timedelta(hours=i),
+                T0 + dt.timedelta(hours=i, minutes=1),
+                step,
+                4,
+                1,
+                1,
+                1,
+                v,
+                m,
+                it,
+                "{}",
+                "w",
+                1,
+                "test",
+                "{}",
+            ]
+            for i, (r, step, v, m, it) in enumerate(runs)
+        ],
+        column_names=cols,
+    )
     # r1: 1,000 accepted + 200 rejected over 10 s = 120 orders/s; 50 P&L calculations/s
     # r2: 4,000 accepted + 800 rejected over 10 s = 480 orders/s
     rows = []
@@ -58,8 +100,11 @@ def client(tmp_path_factory):
             rows.append([run, T0 + dt.timedelta(seconds=10), stage, total])
     c.insert("stage_samples", rows, column_names=["run_id", "ts", "stage", "total"])
     c.insert("run_results", [["r1", "c_sla", 100.0], ["r2", "c_sla", 400.0]], column_names=["run_id", "name", "value"])
-    c.insert("process_samples", [["r2", T0, "kafka", 10.0, 1_000_000_000], ["r2", T0 + dt.timedelta(seconds=10), "kafka", 15.0, 3_000_000_000]],
-             column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"])
+    c.insert(
+        "process_samples",
+        [["r2", T0, "kafka", 10.0, 1_000_000_000], ["r2", T0 + dt.timedelta(seconds=10), "kafka", 15.0, 3_000_000_000]],
+        column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"],
+    )
     yield c
     c.close()
 
@@ -148,6 +193,7 @@ def test_breaking_point_warm_up_holds_the_first_users_and_is_not_judged():
 
 def test_no_statement_of_the_clickhouse_ddl_is_cut_by_a_semicolon_in_a_comment():
     from brokerstream.metrics import store
+
     for path in store.SQL_DIR.glob("*.sql"):
         for line in path.read_text().splitlines():
             code, _, comment = line.partition("--")

@@ -1,10 +1,11 @@
 """The lab's two architectures: which app, which group, where the baseline's settings come from, and
 that the launcher leaves the optional baseline out of a plain `up`."""
+
 import pytest
 
 from brokerstream.common import config
-from brokerstream.loadtest.bench import architectures
 from brokerstream.launcher.stack import Stack
+from brokerstream.loadtest.bench import architectures
 
 
 def test_the_baseline_settings_are_its_defaults_then_the_file_then_the_environment(tmp_path, monkeypatch):
@@ -47,7 +48,12 @@ def test_benches_of_one_part_refuse_the_baseline(which):
     """Only drain and system have a baseline counterpart; the others would measure the streams app
     while the user believed it was the monolith."""
     import subprocess
-    proc = subprocess.run([str(config.ROOT / "brokerstream"), "bench", which, "--architecture", "baseline"],
-                          text=True, capture_output=True, timeout=60)
+
+    proc = subprocess.run(
+        [str(config.ROOT / "brokerstream"), "bench", which, "--architecture", "baseline"],
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert f"bench {which} measures a part of the stream-native system" in proc.stderr

@@ -1,4 +1,5 @@
 """bench pnl's reading of the job's counters, against a stand-in for Flink's REST API."""
+
 import pytest
 
 from brokerstream.loadtest.bench import pnl
@@ -34,6 +35,9 @@ def test_counters_that_never_move_are_an_error_not_a_rate_of_zero(monkeypatch):
 
 def test_a_savepoint_of_another_job_version_is_told_apart_from_other_failures():
     from brokerstream.clients.flinkjobs import savepoint_mismatch
-    assert savepoint_mismatch("Failed to rollback to checkpoint/savepoint file:/x. Cannot map checkpoint/savepoint "
-                              "state for operator 3539 to the new program")
+
+    assert savepoint_mismatch(
+        "Failed to rollback to checkpoint/savepoint file:/x. Cannot map checkpoint/savepoint "
+        "state for operator 3539 to the new program"
+    )
     assert not savepoint_mismatch("Could not execute application: Connection refused")

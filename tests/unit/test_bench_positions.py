@@ -1,9 +1,10 @@
 """The benches' open positions: the same draws for a seed whichever architecture holds them, and a
 draw that ends on a data set with few instruments."""
+
 import datetime as dt
 
-from brokerstream.loadtest.bench.pnl import draw_positions
 from brokerstream.gen import refdata
+from brokerstream.loadtest.bench.pnl import draw_positions
 
 AS_OF = dt.date(2026, 1, 5)
 
@@ -19,14 +20,16 @@ def test_more_positions_than_a_few_accounts_can_hold_still_draw_distinct_keys():
 def test_closing_walks_through_the_same_keys_at_zero():
     data = refdata.generate("tiny", 42, AS_OF)
     opened, closed = draw_positions(data, 120, 0.3, 7), draw_positions(data, 120, 0.3, 7, close=True)
-    assert [(p["account_id"], p["instrument_id"]) for p in opened] == \
-           [(p["account_id"], p["instrument_id"]) for p in closed]
+    assert [(p["account_id"], p["instrument_id"]) for p in opened] == [
+        (p["account_id"], p["instrument_id"]) for p in closed
+    ]
     assert all(p["quantity"] == 0 and p["version"] == 2 for p in closed)
 
 
 def test_a_deadlock_victim_is_run_again_and_other_errors_are_not():
     import psycopg
     import pytest
+
     from brokerstream.loadtest.bench.pnl import retry_deadlocks
 
     calls = []

@@ -1,21 +1,47 @@
 """The system benchmark's bookkeeping: lag trends, verdicts, hop shares, the ceiling tool's output."""
+
 import pytest
 
 from brokerstream.loadtest.bench import ceiling, probe, system
 
-SLO = {"accept_p99_ms": 20, "visible_p99_ms": 300, "committed_p99_ms": 1000, "tick_to_pnl_over_window_p99_ms": 1000,
-       "position_to_postgres_p99_ms": 5000, "lag_growth_per_s": 200, "lag_floor_records": 20000}
+SLO = {
+    "accept_p99_ms": 20,
+    "visible_p99_ms": 300,
+    "committed_p99_ms": 1000,
+    "tick_to_pnl_over_window_p99_ms": 1000,
+    "position_to_postgres_p99_ms": 5000,
+    "lag_growth_per_s": 200,
+    "lag_floor_records": 20000,
+}
 
 
 def step(**over) -> system.StepResult:
-    base = dict(index=1, mode="kafka", rate=1000.0, seconds=30, achieved_rate=1000.0, sent=30000, missing=0,
-                duplicates=0, errors={}, outcomes={"accepted": 30000, "rejected": 0},
-                accept_ms={"count": 30000, "p50": 2.0, "p99": 9.0}, visible_ms={"count": 30000, "p99": 250.0},
-                committed_ms={"count": 30000, "p50": 120.0, "p99": 400.0},
-                tick_to_pnl_ms={"count": 100, "p99": 1500.0}, order_to_postgres_ms={"count": 30000, "p99": 900.0},
-                position_to_postgres_ms={"count": 900, "p99": 800.0}, hops_ms={}, cpu_cores={"streams": 0.5},
-                rss_mb={}, client_cpu_cores=0.1, ticks_cpu_cores=0.1, max_late_ms=3.0, offsets_per_order=4.0,
-                lags={"brokerstream-orders": {"grows": False}})
+    base = dict(
+        index=1,
+        mode="kafka",
+        rate=1000.0,
+        seconds=30,
+        achieved_rate=1000.0,
+        sent=30000,
+        missing=0,
+        duplicates=0,
+        errors={},
+        outcomes={"accepted": 30000, "rejected": 0},
+        accept_ms={"count": 30000, "p50": 2.0, "p99": 9.0},
+        visible_ms={"count": 30000, "p99": 250.0},
+        committed_ms={"count": 30000, "p50": 120.0, "p99": 400.0},
+        tick_to_pnl_ms={"count": 100, "p99": 1500.0},
+        order_to_postgres_ms={"count": 30000, "p99": 900.0},
+        position_to_postgres_ms={"count": 900, "p99": 800.0},
+        hops_ms={},
+        cpu_cores={"streams": 0.5},
+        rss_mb={},
+        client_cpu_cores=0.1,
+        ticks_cpu_cores=0.1,
+        max_late_ms=3.0,
+        offsets_per_order=4.0,
+        lags={"brokerstream-orders": {"grows": False}},
+    )
     base.update(over)
     return system.StepResult(**base)
 
@@ -42,15 +68,18 @@ def test_a_step_holding_every_target_is_sustained():
     assert s.sustained and s.failures == []
 
 
-@pytest.mark.parametrize("over, expect", [
-    ({"missing": 3}, "3 orders without a result"),
-    ({"lags": {"connect-sink-marks": {"grows": True}}}, "lag grows: connect-sink-marks"),
-    ({"committed_ms": {"count": 10, "p99": 1500.0}}, "commit p99"),
-    ({"tick_to_pnl_ms": {"count": 10, "p99": 2500.0}}, "tick>P&L p99"),
-    ({"position_to_postgres_ms": {"count": 10, "p99": 6000.0}}, "position>Postgres p99"),
-    ({"achieved_rate": 800.0}, "client fell behind"),
-    ({"max_late_ms": 2500.0}, "client fell behind"),
-])
+@pytest.mark.parametrize(
+    "over, expect",
+    [
+        ({"missing": 3}, "3 orders without a result"),
+        ({"lags": {"connect-sink-marks": {"grows": True}}}, "lag grows: connect-sink-marks"),
+        ({"committed_ms": {"count": 10, "p99": 1500.0}}, "commit p99"),
+        ({"tick_to_pnl_ms": {"count": 10, "p99": 2500.0}}, "tick>P&L p99"),
+        ({"position_to_postgres_ms": {"count": 10, "p99": 6000.0}}, "position>Postgres p99"),
+        ({"achieved_rate": 800.0}, "client fell behind"),
+        ({"max_late_ms": 2500.0}, "client fell behind"),
+    ],
+)
 def test_each_missed_target_is_named(over, expect):
     s = step(**over)
     system.judge(s, SLO, window_ms=1000)
@@ -66,9 +95,11 @@ def test_http_steps_are_also_held_to_the_gateway_targets():
 
 
 def test_capacities_are_the_highest_passing_steps():
-    steps = [step(index=1, mode="http", rate=500, achieved_rate=500.0),
-             step(index=2, mode="kafka", rate=5000, achieved_rate=4990.0),
-             step(index=3, mode="kafka", rate=10000, achieved_rate=9990.0, missing=5)]
+    steps = [
+        step(index=1, mode="http", rate=500, achieved_rate=500.0),
+        step(index=2, mode="kafka", rate=5000, achieved_rate=4990.0),
+        step(index=3, mode="kafka", rate=10000, achieved_rate=9990.0, missing=5),
+    ]
     for s in steps:
         system.judge(s, SLO, 1000)
     result = system.SystemResult("r", 10000, 0, 1000, 100_000.0, steps, {})
@@ -78,8 +109,14 @@ def test_capacities_are_the_highest_passing_steps():
 
 
 def test_hop_shares_split_computing_from_waiting():
-    s = step(hops_ms={"gateway": {"count": 9, "mean": 1.0, "p99": 2.0}, "queue": {"count": 9, "mean": 2.0, "p99": 4.0},
-                      "decide": {"count": 9, "mean": 1.0, "p99": 1.0}, "commit": {"count": 9, "mean": 6.0, "p99": 9.0}})
+    s = step(
+        hops_ms={
+            "gateway": {"count": 9, "mean": 1.0, "p99": 2.0},
+            "queue": {"count": 9, "mean": 2.0, "p99": 4.0},
+            "decide": {"count": 9, "mean": 1.0, "p99": 1.0},
+            "commit": {"count": 9, "mean": 6.0, "p99": 9.0},
+        }
+    )
     lines = system.hop_lines(s)
     assert "computing 20 %, waiting and communication 80 %" in lines[0]
     assert any(line.split()[0] == "commit" and line.rstrip().endswith("60.0 %") for line in lines[1:])
@@ -93,21 +130,35 @@ def test_order_flow_topics_are_what_an_order_writes():
 
 
 def test_the_ceiling_is_read_from_the_tools_summary_line():
-    out = ("1000 records sent, 200.0 records/sec (0.03 MB/sec), 3.0 ms avg latency, 9.0 ms max latency.\n"
-           "2000000 records sent, 212345.6 records/sec (30.37 MB/sec), 21.3 ms avg latency, 300.0 ms max latency, "
-           "5 ms 50th, 60 ms 95th, 90 ms 99th, 200 ms 99.9th.\n")
+    out = (
+        "1000 records sent, 200.0 records/sec (0.03 MB/sec), 3.0 ms avg latency, 9.0 ms max latency.\n"
+        "2000000 records sent, 212345.6 records/sec (30.37 MB/sec), 21.3 ms avg latency, 300.0 ms max latency, "
+        "5 ms 50th, 60 ms 95th, 90 ms 99th, 200 ms 99.9th.\n"
+    )
     assert ceiling.parse(out) == 212345.6
     with pytest.raises(RuntimeError):
         ceiling.parse("Exception in thread main")
 
 
 def test_each_steps_cost_is_printed_by_service_api_key_topic_and_table_with_its_check():
-    s = step(index=2, rate=1000, cpu_cores={"streams": 0.5, "kafka": 0.3}, cost_us={"streams": 450.0, "kafka": 250.5},
-             per_order={"requests": {"Produce": 0.3, "Fetch": 0.2}, "records": {"orders": 1.0, "order-results": 1.0},
-                        "bytes": {"orders": 100.0}, "rows": {"order_results": 1.0}},
-             kernel_cores=0.81, cost_check=None)
+    s = step(
+        index=2,
+        rate=1000,
+        cpu_cores={"streams": 0.5, "kafka": 0.3},
+        cost_us={"streams": 450.0, "kafka": 250.5},
+        per_order={
+            "requests": {"Produce": 0.3, "Fetch": 0.2},
+            "records": {"orders": 1.0, "order-results": 1.0},
+            "bytes": {"orders": 100.0},
+            "rows": {"order_results": 1.0},
+        },
+        kernel_cores=0.81,
+        cost_check=None,
+    )
     out = "\n".join(system.cost_lines([s]))
-    assert "cost per order at step 2 (1,000/s, ticks included, idle subtracted): CPU 700 us: streams 450, kafka 250" in out
+    assert (
+        "cost per order at step 2 (1,000/s, ticks included, idle subtracted): CPU 700 us: streams 450, kafka 250" in out
+    )
     assert "broker requests 0.50: Produce 0.30, Fetch 0.20" in out
     assert "records to Kafka 2.00" in out and "rows to Postgres 1.00: order_results 1.00" in out
     assert "the services' CPU 0.80 cores, the kernel's count for the stack 0.81: they add up" in out

@@ -1,4 +1,5 @@
 """The compose file describes the same stack as the native launcher (validated without an engine)."""
+
 import re
 import shutil
 import subprocess
@@ -9,17 +10,31 @@ import yaml
 from brokerstream.common import config
 
 COMPOSE = config.ROOT / "platform" / "compose" / "docker-compose.yml"
-SERVICES = {"postgres", "kafka", "schema-registry", "ksqldb-server", "connect", "flink-jobmanager",
-            "flink-taskmanager", "flink-sql-gateway", "clickhouse", "locust", "init", "streams", "ksqldb-init",
-            "baseline"}
+SERVICES = {
+    "postgres",
+    "kafka",
+    "schema-registry",
+    "ksqldb-server",
+    "connect",
+    "flink-jobmanager",
+    "flink-taskmanager",
+    "flink-sql-gateway",
+    "clickhouse",
+    "locust",
+    "init",
+    "streams",
+    "ksqldb-init",
+    "baseline",
+}
 
 
 @pytest.fixture(scope="module")
 def resolved():
     if shutil.which("docker-compose") is None:
         pytest.fail("docker-compose is missing: ./brokerstream install puts it in place")
-    proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}
+    )
     assert proc.returncode == 0, proc.stderr
     return yaml.safe_load(proc.stdout)
 
@@ -54,6 +69,7 @@ def test_init_job_provisions_from_the_same_catalog(resolved):
 def test_the_order_flow_runs_the_same_jar_with_the_same_settings_as_natively(resolved):
     from brokerstream.launcher.layout import Layout
     from brokerstream.launcher.services.streams import StreamsApp
+
     streams = resolved["services"]["streams"]
     native = StreamsApp(config.load(environ={}), Layout(config.load(environ={}))).environment()
     # every setting the launcher gives the app natively, compose gives it too
@@ -66,6 +82,7 @@ def test_the_order_flow_runs_the_same_jar_with_the_same_settings_as_natively(res
 def test_the_baseline_is_optional_and_runs_the_same_jar_with_the_same_settings_as_natively(resolved):
     from brokerstream.launcher.layout import Layout
     from brokerstream.launcher.services.baseline import Baseline
+
     baseline = resolved["services"]["baseline"]
     assert baseline["profiles"] == ["baseline"]  # like the native launcher: only when asked for
     native = Baseline(config.load(environ={}), Layout(config.load(environ={}))).environment()
@@ -79,8 +96,11 @@ def test_ksqldb_applies_the_declarations_then_the_catalog_after_provisioning(res
     job = resolved["services"]["ksqldb-init"]
     assert job["depends_on"]["init"]["condition"] == "service_completed_successfully"
     assert job["depends_on"]["ksqldb-server"]["condition"] == "service_healthy"
-    mounts = {v["source"]: v["target"] for v in job["volumes"]} if isinstance(job["volumes"][0], dict) else \
-        {v.split(":")[0]: v.split(":")[1] for v in job["volumes"]}
+    mounts = (
+        {v["source"]: v["target"] for v in job["volumes"]}
+        if isinstance(job["volumes"][0], dict)
+        else {v.split(":")[0]: v.split(":")[1] for v in job["volumes"]}
+    )
     assert mounts[str(config.ROOT / "sql" / "ksqldb")] == "/sql/ksqldb"
     script = " ".join(job["command"])
     assert script.index("/sql/ksqldb/streams.sql") < script.index("/sql/ksqldb/catalog.sql")
@@ -91,15 +111,19 @@ MULTI = COMPOSE.parent / "multi-broker.yml"
 
 @pytest.fixture(scope="module")
 def multi():
-    proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "-f", str(MULTI), "config"], capture_output=True,
-                          text=True, env={"PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "-f", str(MULTI), "config"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stderr
     return yaml.safe_load(proc.stdout)
 
 
 def test_the_multi_broker_overlay_is_the_native_three_node_cluster(multi):
-    from brokerstream.launcher.layout import Layout
     from brokerstream.launcher.services import all_services
+
     native_cfg = config.load(environ={"BS_KAFKA_BROKERS": "3"})
     native = {n: s for n, s in all_services(native_cfg).items() if n.startswith("kafka")}
     nodes = {n: s for n, s in multi["services"].items() if n.startswith("kafka")}
@@ -109,16 +133,25 @@ def test_the_multi_broker_overlay_is_the_native_three_node_cluster(multi):
         props = dict(line.split("=", 1) for line in native[name].properties().splitlines())
         assert env["KAFKA_NODE_ID"] == props["node.id"]
         assert env["KAFKA_CONTROLLER_QUORUM_VOTERS"].count("@") == 3
-        for key in ("default.replication.factor", "min.insync.replicas", "offsets.topic.replication.factor",
-                    "transaction.state.log.replication.factor", "transaction.state.log.min.isr"):
+        for key in (
+            "default.replication.factor",
+            "min.insync.replicas",
+            "offsets.topic.replication.factor",
+            "transaction.state.log.replication.factor",
+            "transaction.state.log.min.isr",
+        ):
             assert env["KAFKA_" + key.replace(".", "_").upper()] == props[key], (name, key)
         # the host reaches each node and its metrics on their native ports
         ports = native[name].ports()
         assert sorted(p.split(":")[1] for p in svc["ports"]) == sorted([str(ports["broker"]), str(ports["metrics"])])
     bootstraps = {
-        "schema-registry": "SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS", "connect": "BOOTSTRAP_SERVERS",
-        "ksqldb-server": "KSQL_BOOTSTRAP_SERVERS", "init": "BS_KAFKA_BOOTSTRAP",
-        "streams": "BROKER_KAFKA_BOOTSTRAP", "locust": "BS_KAFKA_BOOTSTRAP"}
+        "schema-registry": "SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS",
+        "connect": "BOOTSTRAP_SERVERS",
+        "ksqldb-server": "KSQL_BOOTSTRAP_SERVERS",
+        "init": "BS_KAFKA_BOOTSTRAP",
+        "streams": "BROKER_KAFKA_BOOTSTRAP",
+        "locust": "BS_KAFKA_BOOTSTRAP",
+    }
     for service, key in bootstraps.items():
         assert multi["services"][service]["environment"][key].count(":9092") == 3, service
     assert multi["services"]["init"]["environment"]["BS_KAFKA_BROKERS"] == "3"

@@ -12,8 +12,11 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_defaults_resolve_references_and_environment_overrides_them(tmp_path):
-    path = write(tmp_path, "# comment\nBS_DATA_DIR=${BS_HOME}/.data\nBS_BIND=127.0.0.1\nBS_KAFKA_PORT=19092\n"
-                           "BS_KAFKA_BOOTSTRAP=${BS_BIND}:${BS_KAFKA_PORT}\n")
+    path = write(
+        tmp_path,
+        "# comment\nBS_DATA_DIR=${BS_HOME}/.data\nBS_BIND=127.0.0.1\nBS_KAFKA_PORT=19092\n"
+        "BS_KAFKA_BOOTSTRAP=${BS_BIND}:${BS_KAFKA_PORT}\n",
+    )
     cfg = config.load(environ={"BS_KAFKA_PORT": "29092", "UNRELATED": "x"}, defaults_file=path)
     assert cfg.port("kafka") == 29092
     assert cfg.kafka_bootstrap == "127.0.0.1:29092"  # references see the override

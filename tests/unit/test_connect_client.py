@@ -1,4 +1,5 @@
 """The Connect REST client rides out a worker that is rejoining its group, and only that."""
+
 from __future__ import annotations
 
 import json

@@ -1,11 +1,12 @@
 """The connector files agree with the topic catalog and the Postgres DDL, without a stack."""
+
 import re
 
-from brokerstream.common import config
-from brokerstream.loadtest.bench import sink as sink_bench
-from brokerstream.common.config import ROOT
 from brokerstream.clients.connectors import RETIRED, load_specs
+from brokerstream.common import config
+from brokerstream.common.config import ROOT
 from brokerstream.common.topics import load_catalog
+from brokerstream.loadtest.bench import sink as sink_bench
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
@@ -35,7 +36,10 @@ def test_every_synced_topic_has_exactly_one_sink_and_each_sink_topic_is_in_the_c
     assert sorted(seen) == sorted(SYNCED)
     assert set(seen) <= topics
     # every connector file is either the Debezium source or ours: Debezium's JDBC sink is only measured beside it
-    assert {s.config["connector.class"] for s in load_specs()} == {SINK, "io.debezium.connector.postgresql.PostgresConnector"}
+    assert {s.config["connector.class"] for s in load_specs()} == {
+        SINK,
+        "io.debezium.connector.postgresql.PostgresConnector",
+    }
     assert not {s.name for s in load_specs()} & set(RETIRED)
 
 
@@ -51,7 +55,11 @@ def test_each_sink_writes_tables_the_ddl_creates():
 def _primary_key(table: str) -> list[str]:
     body = re.search(rf"CREATE TABLE IF NOT EXISTS {table} \((.*?)\n\);", DDL, re.S).group(1)
     inline = re.search(r"^\s*(\w+)\s+[^,]*PRIMARY KEY", body, re.M)
-    return [inline.group(1)] if inline else [c.strip() for c in re.search(r"PRIMARY KEY \(([^)]*)\)", body).group(1).split(",")]
+    return (
+        [inline.group(1)]
+        if inline
+        else [c.strip() for c in re.search(r"PRIMARY KEY \(([^)]*)\)", body).group(1).split(",")]
+    )
 
 
 def test_each_sink_upserts_by_its_tables_primary_key():
@@ -85,7 +93,7 @@ def test_every_sink_is_exactly_once_downstream_and_dead_letters():
 
 def test_the_marks_sink_reads_the_topic_the_pnl_job_snapshots_to():
     # the job's topic names live in Java: a rename on one side only would leave Postgres without P&L
-    java = (ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "MarkRecordSchema.java")
+    java = ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "MarkRecordSchema.java"
     text = java.read_text()
     snapshots = re.search(r'MARK_SNAPSHOTS = "([^"]+)"', text).group(1)
     marks = re.search(r' MARKS = "([^"]+)"', text).group(1)

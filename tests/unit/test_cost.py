@@ -1,5 +1,6 @@
 """What an order costs, from two readings: the broker's counters parsed, per-unit figures, the check that
 the services add up to the kernel's count, and the table against the budget."""
+
 import pytest
 
 from brokerstream.loadtest.bench import cost, costrun
@@ -17,8 +18,12 @@ jvm_memory_bytes_used{area="heap",} 1.0E8
 
 
 def test_the_exporters_text_is_read_by_api_key_and_topic_versions_summed():
-    assert cost.parse_prometheus(SCRAPE) == {("requests", "Produce"): 150.0, ("requests", "Fetch"): 30.0,
-                                             ("records", "orders"): 1000.0, ("bytes", "orders"): 150000.0}
+    assert cost.parse_prometheus(SCRAPE) == {
+        ("requests", "Produce"): 150.0,
+        ("requests", "Fetch"): 30.0,
+        ("records", "orders"): 1000.0,
+        ("bytes", "orders"): 150000.0,
+    }
 
 
 def reading(at, cpu, broker=None, rows=None, groups=None):
@@ -26,10 +31,18 @@ def reading(at, cpu, broker=None, rows=None, groups=None):
 
 
 def test_per_order_figures_are_the_windows_differences_over_its_orders():
-    a = reading(0.0, {"streams": 10.0, "kafka": 5.0}, {("requests", "Produce"): 100, ("records", "orders"): 0},
-                {"order_results": 7})
-    b = reading(10.0, {"streams": 13.0, "kafka": 6.0}, {("requests", "Produce"): 1100, ("records", "orders"): 2000},
-                {"order_results": 2007, "positions": 40})
+    a = reading(
+        0.0,
+        {"streams": 10.0, "kafka": 5.0},
+        {("requests", "Produce"): 100, ("records", "orders"): 0},
+        {"order_results": 7},
+    )
+    b = reading(
+        10.0,
+        {"streams": 13.0, "kafka": 6.0},
+        {("requests", "Produce"): 1100, ("records", "orders"): 2000},
+        {"order_results": 2007, "positions": 40},
+    )
     c = cost.Cost.between(a, b, label="orders alone", unit="order", units=2000)
     assert c.rate == 200.0
     assert c.cpu_cores == {"streams": 0.3, "kafka": 0.1}
@@ -37,8 +50,13 @@ def test_per_order_figures_are_the_windows_differences_over_its_orders():
     assert c.per_unit("requests") == {"Produce": 0.5}
     assert c.per_unit("records") == {"orders": 1.0}
     assert c.per_unit("rows") == {"order_results": 1.0, "positions": 0.02}
-    idle = cost.Cost.between(reading(0, {"streams": 0.0, "kafka": 0.0}), reading(10, {"streams": 1.0, "kafka": 0.5}),
-                             label="idle", unit="second", units=10)
+    idle = cost.Cost.between(
+        reading(0, {"streams": 0.0, "kafka": 0.0}),
+        reading(10, {"streams": 1.0, "kafka": 0.5}),
+        label="idle",
+        unit="second",
+        units=10,
+    )
     assert c.us_per_unit(idle) == pytest.approx({"streams": 1000.0, "kafka": 250.0})  # (0.3 - 0.1) cores / 200 per s
 
 
@@ -54,16 +72,21 @@ def test_the_services_must_add_up_to_the_kernels_count_for_the_stacks_groups():
     missed = reading(10, {"kafka": 4.0, "streams": 2.0}, groups={"orders": 10.0, "clients": 0.0, "sync": 3.0})
     problem = cost.check_adds_up(cost.Cost.between(a, missed, label="w", unit="order", units=1))
     assert problem and "0.600 cores" in problem and "1.300" in problem
-    assert cost.check_adds_up(cost.Cost.between(reading(0, {"kafka": 0.0}), reading(1, {"kafka": 9.0}),
-                                                label="w", unit="order", units=1)) is None  # no cpuacct: nothing to check
+    assert (
+        cost.check_adds_up(
+            cost.Cost.between(reading(0, {"kafka": 0.0}), reading(1, {"kafka": 9.0}), label="w", unit="order", units=1)
+        )
+        is None
+    )  # no cpuacct: nothing to check
 
 
 def test_the_table_marks_each_figure_against_its_budget():
     a = reading(0, {"streams": 0.0, "kafka": 0.0}, {("records", "orders"): 0, ("requests", "Produce"): 0})
     b = reading(10, {"streams": 2.0, "kafka": 0.1}, {("records", "orders"): 10_000, ("requests", "Produce"): 30_000})
     c = cost.Cost.between(a, b, label="orders alone", unit="order", units=10_000)
-    out = "\n".join(cost.lines(c, None, {"cpu_us": {"total": 250, "streams": 110, "kafka": 50}, "records": 4,
-                                         "requests": 1}))
+    out = "\n".join(
+        cost.lines(c, None, {"cpu_us": {"total": 250, "streams": 110, "kafka": 50}, "records": 4, "requests": 1})
+    )
     assert "210 us in all (budget 250 us)" in out
     assert "streams                    200 us  budget    110  OVER" in out
     assert "kafka                       10 us  budget     50  ok" in out

@@ -1,4 +1,5 @@
 """CPU groups on a fake cgroup hierarchy (a folder): shares written, processes placed, cleaned up."""
+
 import os
 
 import pytest
@@ -64,6 +65,7 @@ def test_unknown_groups_and_modes_are_errors(tmp_path):
 @pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpu", os.W_OK), reason="needs a writable cgroup v1 cpu hierarchy")
 def test_a_real_process_lands_in_its_group_and_the_group_goes_away(tmp_path):
     import subprocess
+
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
     proc = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: cg.join("clients"))
     try:
@@ -88,6 +90,7 @@ def test_a_quota_is_really_in_force_on_a_busy_process(tmp_path, vcpus):
     import subprocess
     import sys
     import time
+
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
     spin = "import threading\ndef f():\n    while True: pass\nthreading.Thread(target=f, daemon=True).start()\nf()"
     # two processes (the GIL would keep one to a core): the limit is on the group, not a process
@@ -111,10 +114,13 @@ def test_a_quota_is_really_in_force_on_a_busy_process(tmp_path, vcpus):
     assert not cg.parent.exists()
 
 
-@pytest.mark.skipif(not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="needs a writable cgroup v1 memory hierarchy")
+@pytest.mark.skipif(
+    not os.access("/sys/fs/cgroup/memory", os.W_OK), reason="needs a writable cgroup v1 memory hierarchy"
+)
 def test_a_memory_limit_holds_the_groups_processes_and_goes_away_with_them(tmp_path):
     import subprocess
     import sys
+
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
     proc = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: cg.join("platform"))
     hog = None
@@ -141,6 +147,7 @@ def test_a_memory_limit_holds_the_groups_processes_and_goes_away_with_them(tmp_p
 @pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpu", os.W_OK), reason="needs a writable cgroup v1 cpu hierarchy")
 def test_a_process_still_exiting_when_the_stack_is_removed_does_not_leave_its_group_behind(tmp_path):
     import subprocess
+
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
     proc = subprocess.Popen(["sleep", "1"], preexec_fn=lambda: cg.join("orders"))
     cg.remove()  # while it is still there: waits for it to go
@@ -160,15 +167,23 @@ def test_each_process_placed_also_joins_its_accounting_group_which_counts_its_cp
     assert cg.cpu_seconds() == {"orders": 2.5}
     shared = tmp_path / "shared"
     shared.mkdir()
-    assert CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=shared, accounting_root=shared).accounting_parent is None
+    assert (
+        CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"), root=shared, accounting_root=shared).accounting_parent
+        is None
+    )
 
 
-@pytest.mark.skipif(not os.access("/sys/fs/cgroup/cpuacct", os.W_OK), reason="needs a writable cgroup v1 cpuacct hierarchy")
+@pytest.mark.skipif(
+    not os.access("/sys/fs/cgroup/cpuacct", os.W_OK), reason="needs a writable cgroup v1 cpuacct hierarchy"
+)
 def test_the_kernel_counts_a_busy_process_in_its_accounting_group(tmp_path):
     import subprocess
+
     cg = CpuGroups.of(cfg_with(tmp_path, BS_CPU_PRIORITY="on"))
-    proc = subprocess.Popen(["python3", "-c", "import time\nt=time.process_time()\nwhile time.process_time()-t<0.3: pass"],
-                            preexec_fn=lambda: cg.join("clients"))
+    proc = subprocess.Popen(
+        ["python3", "-c", "import time\nt=time.process_time()\nwhile time.process_time()-t<0.3: pass"],
+        preexec_fn=lambda: cg.join("clients"),
+    )
     proc.wait()
     try:
         assert 0.25 <= cg.cpu_seconds()["clients"] <= 1.0

@@ -1,12 +1,18 @@
 """Replaying positions from orders and fills: the arithmetic the integration tests check the flow with."""
+
 from decimal import Decimal
 
 from brokerstream.ops.flowcheck import Message, replay_positions, result_key
 
 
 def order(partition, offset, order_id, side, quantity, member="M1", account="A1", instrument="EQ1"):
-    value = {"order_id": order_id, "account_id": account, "instrument_id": instrument, "side": side,
-             "quantity": quantity}
+    value = {
+        "order_id": order_id,
+        "account_id": account,
+        "instrument_id": instrument,
+        "side": side,
+        "quantity": quantity,
+    }
     return Message(member, value, partition, offset, 0)
 
 
@@ -46,7 +52,9 @@ def test_cancelled_orders_balance_the_count_and_a_working_one_is_missing():
     rec = reconcile(keys, [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], [])
     assert (rec.accepted, sum(rec.rejected.values()), rec.cancelled) == (1, 1, 1)
     assert rec.missing == [result_key("M1", "d")] and not rec.balanced
-    rec = reconcile(keys[:3], [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], [])
+    rec = reconcile(
+        keys[:3], [result("a", "ACCEPTED"), result("b", "REJECTED", "NO_PRICE"), result("c", "CANCELLED")], []
+    )
     assert rec.balanced and rec.summary()["cancelled"] == 1
 
 

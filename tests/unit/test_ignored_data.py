@@ -1,5 +1,6 @@
 """Every data folder a stack writes (the default and each test suite's) is ignored by git: they hold
 databases, logs and, in the secure profile, private keys and passwords."""
+
 from __future__ import annotations
 
 import re

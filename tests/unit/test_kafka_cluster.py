@@ -1,13 +1,14 @@
 """The launcher's description of a one-node and a three-node Kafka cluster (no broker started here)."""
+
 from __future__ import annotations
 
 import pytest
 
 from brokerstream.common import config
+from brokerstream.common.topics import load_catalog
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import all_services
 from brokerstream.launcher.services.kafka import ClusterSizeError, Kafka
-from brokerstream.common.topics import load_catalog
 
 
 def cfg_of(tmp_path, **env):
@@ -32,9 +33,17 @@ def test_one_broker_is_the_default_and_everything_is_replicated_once(tmp_path):
 
 
 def test_three_brokers_form_one_quorum_on_their_own_ports(tmp_path):
-    ports = {"BS_KAFKA_PORT": "29092", "BS_KAFKA_CONTROLLER_PORT": "29093", "BS_KAFKA_2_PORT": "29094",
-             "BS_KAFKA_2_CONTROLLER_PORT": "29095", "BS_KAFKA_3_PORT": "29096", "BS_KAFKA_3_CONTROLLER_PORT": "29097",
-             "BS_KAFKA_METRICS_PORT": "29098", "BS_KAFKA_2_METRICS_PORT": "29099", "BS_KAFKA_3_METRICS_PORT": "29100"}
+    ports = {
+        "BS_KAFKA_PORT": "29092",
+        "BS_KAFKA_CONTROLLER_PORT": "29093",
+        "BS_KAFKA_2_PORT": "29094",
+        "BS_KAFKA_2_CONTROLLER_PORT": "29095",
+        "BS_KAFKA_3_PORT": "29096",
+        "BS_KAFKA_3_CONTROLLER_PORT": "29097",
+        "BS_KAFKA_METRICS_PORT": "29098",
+        "BS_KAFKA_2_METRICS_PORT": "29099",
+        "BS_KAFKA_3_METRICS_PORT": "29100",
+    }
     cfg = cfg_of(tmp_path, BS_KAFKA_BROKERS="3", **ports)
     assert cfg.kafka_bootstrap == "127.0.0.1:29092,127.0.0.1:29094,127.0.0.1:29096"
     assert config.load(environ={"BS_KAFKA_BROKERS": "3"}).values["BS_KAFKA_BOOTSTRAP"].count(",") == 2
@@ -63,7 +72,7 @@ def test_three_brokers_form_one_quorum_on_their_own_ports(tmp_path):
 @pytest.mark.parametrize("count", ["2", "4", "5", "0"])
 def test_a_cluster_that_cannot_lose_a_node_safely_is_refused(tmp_path, count):
     with pytest.raises(config.ConfigError, match="BS_KAFKA_BROKERS"):
-        cfg_of(tmp_path, BS_KAFKA_BROKERS=count).kafka_brokers
+        _ = cfg_of(tmp_path, BS_KAFKA_BROKERS=count).kafka_brokers
 
 
 def test_a_data_folder_keeps_the_cluster_size_it_was_made_with(tmp_path):

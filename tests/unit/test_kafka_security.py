@@ -1,5 +1,6 @@
 """The secure Kafka profile as the launcher describes it: material, broker settings, client logins and
 ACLs (no broker started here; tests/secure runs the order flow under the profile on a real stack)."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,10 @@ import subprocess
 
 import pytest
 
-from brokerstream.common import config
 from brokerstream.clients import kafka_security
-from brokerstream.common.config import ConfigError
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common import config
+from brokerstream.common.config import ConfigError
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import all_services
 from brokerstream.launcher.services.kafka import ClusterSizeError, Kafka, _argfile_quote
@@ -60,11 +61,13 @@ def test_material_is_private_verifies_against_the_ca_and_is_made_once(tmp_path):
     creds = json.loads((d / "credentials.json").read_text())
     assert set(creds) == set(kafka_security.PRINCIPALS)
     assert len(set(creds.values())) == len(creds) and all(len(p) >= 32 for p in creds.values())
-    check = subprocess.run(["openssl", "verify", "-CAfile", str(d / "ca.pem"), str(d / "broker.crt")],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        ["openssl", "verify", "-CAfile", str(d / "ca.pem"), str(d / "broker.crt")], capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stderr
-    text = subprocess.run(["openssl", "x509", "-in", str(d / "broker.crt"), "-noout", "-text"],
-                          capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["openssl", "x509", "-in", str(d / "broker.crt"), "-noout", "-text"], capture_output=True, text=True, check=True
+    ).stdout
     assert "IP Address:127.0.0.1" in text and "CN = broker" in text
     before = (d / "broker.pem").read_text()
     assert not kafka_security.ensure_material(cfg)  # a second `up` keeps what the brokers know
@@ -98,6 +101,7 @@ def test_every_client_logs_in_as_its_own_principal_and_order_writers_as_the_gate
     assert env["BROKER_GATEWAY_KAFKA_LOGIN"].endswith("client-gateway.properties")
     assert not any(creds[p] in v for p in creds for v in env.values())  # files, not secrets, in the env
     from brokerstream.clients.flinkjobs import pnl_arguments
+
     args = pnl_arguments(cfg)
     assert any(a.startswith("--kafka.login=") and a.endswith("client-flink.properties") for a in args)
     assert not any(creds[p] in a for p in creds for a in args)
@@ -108,8 +112,11 @@ def test_every_client_logs_in_as_its_own_principal_and_order_writers_as_the_gate
 def test_only_the_gateway_may_write_orders_and_cancels(tmp_path):
     acls = kafka_security.acls()
     for topic in ("orders", "order-commands"):
-        writers = {a.principal for a in acls if a.resource == "TOPIC" and a.name == topic
-                   and a.operation == "WRITE" and a.permission == "ALLOW"}
+        writers = {
+            a.principal
+            for a in acls
+            if a.resource == "TOPIC" and a.name == topic and a.operation == "WRITE" and a.permission == "ALLOW"
+        }
         assert writers == {"gateway"}
         for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway"}:
             # a principal allowed every topic is denied them explicitly (DENY wins over ALLOW)
@@ -142,8 +149,10 @@ def test_a_folder_made_plaintext_refuses_the_secure_profile(tmp_path):
 
 
 def test_flink_sql_tables_log_in_as_flink(tmp_path):
-    statement = ("CREATE TABLE t (x INT) WITH ('connector' = 'kafka', "
-                 "'properties.bootstrap.servers' = '127.0.0.1:19092', 'topic' = 't')")
+    statement = (
+        "CREATE TABLE t (x INT) WITH ('connector' = 'kafka', "
+        "'properties.bootstrap.servers' = '127.0.0.1:19092', 'topic' = 't')"
+    )
     assert with_kafka_login(cfg_of(tmp_path), statement) == statement
     out = with_kafka_login(secure(tmp_path), statement)
     assert "'properties.security.protocol' = 'SASL_SSL'," in out

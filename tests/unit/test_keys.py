@@ -1,6 +1,7 @@
 """API keys: random, long, shown once; only hashes and a public id are kept."""
-from brokerstream.ops import keys
+
 from brokerstream.gen.refdata import key_id, sha256_hex
+from brokerstream.ops import keys
 
 
 def test_keys_are_random_prefixed_and_long():

@@ -1,5 +1,6 @@
 """The scaling lab without a stack: step parsing, the USL fit, the scaling query against hand-computed
 values (embedded ClickHouse), the analysis and the report page's content."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -8,8 +9,8 @@ import math
 
 import pytest
 
-from brokerstream.metrics import pricesheet, store
 from brokerstream.lab import analysis, labreport, steps, usl
+from brokerstream.metrics import pricesheet, store
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
@@ -17,15 +18,32 @@ T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 def test_steps_parse_vertical_and_horizontal_forms():
     got = steps.parse("0.5, 1,2:t2:p3:m6", memory_gb=8, cores=2)
     assert [(s.vcpus, s.memory_gb, s.stream_threads, s.pnl_parallelism) for s in got] == [
-        (0.5, 8, None, None), (1, 8, None, None), (2, 6, 2, 3)]
+        (0.5, 8, None, None),
+        (1, 8, None, None),
+        (2, 6, 2, 3),
+    ]
     assert got[2].name == "2 vCPU, 2 stream threads, P&L x3"
-    assert got[2].settings() == {"BS_RUN_VCPUS": "2", "BS_RUN_MEMORY_GB": "6", "BS_STREAMS_THREADS": "2",
-                                 "BS_PNL_PARALLELISM": "3"}
+    assert got[2].settings() == {
+        "BS_RUN_VCPUS": "2",
+        "BS_RUN_MEMORY_GB": "6",
+        "BS_STREAMS_THREADS": "2",
+        "BS_PNL_PARALLELISM": "3",
+    }
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "no steps"), ("abc", "starts with a number"), ("4", "between 0.05 and this machine's 2 cores"),
-    ("0", "between"), ("1:x2", "options are"), ("1:t0", "1 to 32"), ("1:m0.5", "at least 1 GB"), ("1,1", "twice")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "no steps"),
+        ("abc", "starts with a number"),
+        ("4", "between 0.05 and this machine's 2 cores"),
+        ("0", "between"),
+        ("1:x2", "options are"),
+        ("1:t0", "1 to 32"),
+        ("1:m0.5", "at least 1 GB"),
+        ("1,1", "twice"),
+    ],
+)
 def test_steps_refuse_what_cannot_be_run(text, message):
     with pytest.raises(ValueError, match=message):
         steps.parse(text, memory_gb=8, cores=2)
@@ -49,38 +67,125 @@ def test_usl_fit_recovers_known_terms_and_peak():
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     from brokerstream.common.config import Config
+
     c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{tmp_path_factory.mktemp('ch')}"}))
     store.apply_ddl(c)
     pricesheet.store(c, pricesheet.load())
-    cols = ["run_id", "kind", "shape", "started", "ended", "scale_step", "partitions", "stream_threads", "instances",
-            "flink_parallelism", "vcpus", "memory_gb", "instance_type", "heap_sizes", "workload", "seed",
-            "code_version", "config"]
+    cols = [
+        "run_id",
+        "kind",
+        "shape",
+        "started",
+        "ended",
+        "scale_step",
+        "partitions",
+        "stream_threads",
+        "instances",
+        "flink_parallelism",
+        "vcpus",
+        "memory_gb",
+        "instance_type",
+        "heap_sizes",
+        "workload",
+        "seed",
+        "code_version",
+        "config",
+    ]
     # an older experiment that must not show, then ours: step 1 at 1 vCPU (two repeats), step 2 at 2 vCPU
-    runs = [("old", "drain", 1, 1.0, "x0"), ("d1a", "drain", 1, 1.0, "e1"), ("d1b", "drain", 1, 1.0, "e1"),
-            ("p1a", "pnl", 1, 1.0, "e1"), ("p1b", "pnl", 1, 1.0, "e1"), ("h1", "http", 1, 1.0, "e1"),
-            ("d2", "drain", 2, 2.0, "e1"), ("p2", "pnl", 2, 2.0, "e1"), ("h2", "http", 2, 2.0, "e1")]
-    c.insert("runs", [[r, k, k, T0, T0, step, 8, 1, 1, 1, v, 8.0, "", "{}", "w", 1, "test", "{}"]
-                      for r, k, step, v, _ in runs], column_names=cols)
-    c.insert("experiment_runs", [[e, T0 + dt.timedelta(hours=1 if e == "e1" else 0), step, f"{v:g} vCPU",
-                                  1 + (r in ("d1b", "p1b")), k, r, v, 8.0, 1, 1, 1000, 100.0, "{}"]
-                                 for r, k, step, v, e in runs],
-             column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id", "vcpus",
-                           "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate", "conditions"])
-    c.insert("run_results", [["old", "drain_orders_per_s", 1.0], ["d1a", "drain_orders_per_s", 900.0],
-                             ["d1b", "drain_orders_per_s", 1100.0], ["d2", "drain_orders_per_s", 1500.0],
-                             ["h1", "c_sla", 50.0], ["h2", "c_sla", 80.0], ["h1", "client_cpu_cores", 0.25],
-                             ["h1", "c_sla_is_floor", 0.0], ["h2", "c_sla_is_floor", 1.0],
-                             ["p1a", "positions_revalued_per_s", 1000.0], ["p1b", "positions_revalued_per_s", 3000.0],
-                             ["p2", "positions_revalued_per_s", 5000.0]], column_names=["run_id", "name", "value"])
+    runs = [
+        ("old", "drain", 1, 1.0, "x0"),
+        ("d1a", "drain", 1, 1.0, "e1"),
+        ("d1b", "drain", 1, 1.0, "e1"),
+        ("p1a", "pnl", 1, 1.0, "e1"),
+        ("p1b", "pnl", 1, 1.0, "e1"),
+        ("h1", "http", 1, 1.0, "e1"),
+        ("d2", "drain", 2, 2.0, "e1"),
+        ("p2", "pnl", 2, 2.0, "e1"),
+        ("h2", "http", 2, 2.0, "e1"),
+    ]
+    c.insert(
+        "runs",
+        [[r, k, k, T0, T0, step, 8, 1, 1, 1, v, 8.0, "", "{}", "w", 1, "test", "{}"] for r, k, step, v, _ in runs],
+        column_names=cols,
+    )
+    c.insert(
+        "experiment_runs",
+        [
+            [
+                e,
+                T0 + dt.timedelta(hours=1 if e == "e1" else 0),
+                step,
+                f"{v:g} vCPU",
+                1 + (r in ("d1b", "p1b")),
+                k,
+                r,
+                v,
+                8.0,
+                1,
+                1,
+                1000,
+                100.0,
+                "{}",
+            ]
+            for r, k, step, v, e in runs
+        ],
+        column_names=[
+            "experiment_id",
+            "started",
+            "step",
+            "step_name",
+            "repeat",
+            "kind",
+            "run_id",
+            "vcpus",
+            "memory_gb",
+            "stream_threads",
+            "pnl_parallelism",
+            "orders",
+            "tick_rate",
+            "conditions",
+        ],
+    )
+    c.insert(
+        "run_results",
+        [
+            ["old", "drain_orders_per_s", 1.0],
+            ["d1a", "drain_orders_per_s", 900.0],
+            ["d1b", "drain_orders_per_s", 1100.0],
+            ["d2", "drain_orders_per_s", 1500.0],
+            ["h1", "c_sla", 50.0],
+            ["h2", "c_sla", 80.0],
+            ["h1", "client_cpu_cores", 0.25],
+            ["h1", "c_sla_is_floor", 0.0],
+            ["h2", "c_sla_is_floor", 1.0],
+            ["p1a", "positions_revalued_per_s", 1000.0],
+            ["p1b", "positions_revalued_per_s", 3000.0],
+            ["p2", "positions_revalued_per_s", 5000.0],
+        ],
+        column_names=["run_id", "name", "value"],
+    )
     # P&L during the drains: d1a 100/s, d1b 300/s (over 10 s), d2 500/s
-    c.insert("stage_samples", [[r, T0 + dt.timedelta(seconds=s), "pnl_calculations", n]
-                               for r, per_s in (("d1a", 100), ("d1b", 300), ("d2", 500)) for s, n in ((0, 0), (10, per_s * 10))],
-             column_names=["run_id", "ts", "stage", "total"])
+    c.insert(
+        "stage_samples",
+        [
+            [r, T0 + dt.timedelta(seconds=s), "pnl_calculations", n]
+            for r, per_s in (("d1a", 100), ("d1b", 300), ("d2", 500))
+            for s, n in ((0, 0), (10, per_s * 10))
+        ],
+        column_names=["run_id", "ts", "stage", "total"],
+    )
     # CPU: d2's streams app restarted mid-run (counter back to 0): 4 + 3 + 5 = 12 s of kafka+streams over 10 s
-    c.insert("process_samples", [["d2", T0, "kafka", 100.0, 1], ["d2", T0 + dt.timedelta(seconds=10), "kafka", 104.0, 1],
-                                 ["d2", T0, "streams", 50.0, 1], ["d2", T0 + dt.timedelta(seconds=5), "streams", 53.0, 1],
-                                 ["d2", T0 + dt.timedelta(seconds=10), "streams", 5.0, 1]],
-             column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"])
+    c.insert(
+        "process_samples",
+        [
+            ["d2", T0, "kafka", 100.0, 1],
+            ["d2", T0 + dt.timedelta(seconds=10), "kafka", 104.0, 1],
+            ["d2", T0, "streams", 50.0, 1],
+            ["d2", T0 + dt.timedelta(seconds=5), "streams", 53.0, 1],
+            ["d2", T0 + dt.timedelta(seconds=10), "streams", 5.0, 1],
+        ],
+        column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"],
+    )
     yield c
     c.close()
 
@@ -93,7 +198,13 @@ def scaling_rows(client, headroom=0.2):
 def test_scaling_steps_against_hand_computed_values(client):
     s1, s2 = scaling_rows(client)
     # 1 vCPU + 8 GB = 0.04656 + 0.04088 = 0.08744 $/h; 2 vCPU = 0.134 $/h
-    assert (s1["step"], s1["step_name"], s1["repeats"], s1["stream_threads"], s1["pnl_parallelism"]) == (1, "1 vCPU", 2, 1, 1)
+    assert (s1["step"], s1["step_name"], s1["repeats"], s1["stream_threads"], s1["pnl_parallelism"]) == (
+        1,
+        "1 vCPU",
+        2,
+        1,
+        1,
+    )
     assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
     assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
     assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
@@ -129,14 +240,33 @@ def _rows(vcpus_and_rates):
     for i, (v, x) in enumerate(vcpus_and_rates, 1):
         cost = sheet.on_demand.hourly(v, 8)
         f = x / cost
-        out.append({"step": i, "step_name": f"{v:g} vCPU", "vcpus": v, "memory_gb": 8.0, "repeats": 1, "usd_hour": cost,
-                    "orders_per_s": x, "orders_per_s_min": x * 0.95, "orders_per_s_max": x * 1.05,
-                    "pnl_per_s": x / 10, "pnl_per_s_min": x / 11, "pnl_per_s_max": x / 9, "c_sla": x / 20,
-                    "pnl_during_drain_per_s": 5.0, "http_client_cpu_cores": 0.3,
-                    "c_sla_min": x / 21, "c_sla_max": x / 19, "orders_per_s_per_usd_hour": f,
-                    "pnl_per_s_per_usd_hour": x / 10 / cost, "usd_per_million_orders": cost / (x * 3600) * 1e6,
-                    "usd_per_1000_requests_at_sla": cost / (x / 20 * 3600) * 1000 / 0.8,
-                    "scalability_vs_previous": None if prev is None else f / prev, "max_cpu_cores": v})
+        out.append(
+            {
+                "step": i,
+                "step_name": f"{v:g} vCPU",
+                "vcpus": v,
+                "memory_gb": 8.0,
+                "repeats": 1,
+                "usd_hour": cost,
+                "orders_per_s": x,
+                "orders_per_s_min": x * 0.95,
+                "orders_per_s_max": x * 1.05,
+                "pnl_per_s": x / 10,
+                "pnl_per_s_min": x / 11,
+                "pnl_per_s_max": x / 9,
+                "c_sla": x / 20,
+                "pnl_during_drain_per_s": 5.0,
+                "http_client_cpu_cores": 0.3,
+                "c_sla_min": x / 21,
+                "c_sla_max": x / 19,
+                "orders_per_s_per_usd_hour": f,
+                "pnl_per_s_per_usd_hour": x / 10 / cost,
+                "usd_per_million_orders": cost / (x * 3600) * 1e6,
+                "usd_per_1000_requests_at_sla": cost / (x / 20 * 3600) * 1000 / 0.8,
+                "scalability_vs_previous": None if prev is None else f / prev,
+                "max_cpu_cores": v,
+            }
+        )
         prev = f
     return out
 
@@ -159,12 +289,25 @@ def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
     rows[0]["c_sla"] = 0.0  # broke at once: no cost at SLA (NaN), which JSON cannot carry
     rows[0]["usd_per_1000_requests_at_sla"] = float("nan")
     a = analysis.analyse(rows, pricesheet.load())
-    html = labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
-                              "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"})
+    html = labreport.page(
+        a,
+        {
+            "experiment_id": "e1",
+            "orders": 1000,
+            "tick_rate": 100,
+            "warmup": 10,
+            "slo_p95_ms": 200,
+            "cores": 2,
+            "memory_gb": 24,
+            "data": "small",
+        },
+    )
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
     assert "<script src" not in html and "<link" not in html
-    start = html.index('<script id="lab-data" type="application/json">') + len('<script id="lab-data" type="application/json">')
-    data = json.loads(html[start:html.index("</script>", start)])
+    start = html.index('<script id="lab-data" type="application/json">') + len(
+        '<script id="lab-data" type="application/json">'
+    )
+    data = json.loads(html[start : html.index("</script>", start)])
     ids = [c["id"] for c in data["charts"]]
     assert ids == ["chart-orders", "chart-usl", "chart-pnl", "chart-scalability", "chart-sla"]
     for c in ids:
@@ -180,8 +323,9 @@ def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
 def _pixels_of(png, hex_color: str, tolerance: int = 40) -> int:
     import matplotlib.image
     import numpy as np
+
     img = matplotlib.image.imread(str(png))[:, :, :3] * 255
-    want = np.array([int(hex_color[i:i + 2], 16) for i in (1, 3, 5)])
+    want = np.array([int(hex_color[i : i + 2], 16) for i in (1, 3, 5)])
     return int((np.abs(img - want).max(axis=2) < tolerance).sum())
 
 
@@ -190,21 +334,37 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
     and the screenshot shows the measured and the model colors. A step without a figure (C_SLA 0: broke
     at once) is left out of its chart, not drawn at zero, and does not stop the others."""
     import re
+
     from brokerstream.lab import screenshot
+
     rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
     rows[0]["c_sla"], rows[0]["usd_per_1000_requests_at_sla"] = 0.0, float("nan")
     rows[1]["pnl_per_s"] = rows[1]["pnl_per_s_min"] = rows[1]["pnl_per_s_max"] = float("nan")
     a = analysis.analyse(rows, pricesheet.load())
     page = tmp_path / "scaling.html"
-    page.write_text(labreport.page(a, {"experiment_id": "e1", "orders": 1000, "tick_rate": 100, "warmup": 10,
-                                       "slo_p95_ms": 200, "cores": 2, "memory_gb": 24, "data": "small"}))
+    page.write_text(
+        labreport.page(
+            a,
+            {
+                "experiment_id": "e1",
+                "orders": 1000,
+                "tick_rate": 100,
+                "warmup": 10,
+                "slo_p95_ms": 200,
+                "cores": 2,
+                "memory_gb": 24,
+                "data": "small",
+            },
+        )
+    )
     dom = screenshot.dom(page)
     assert 'data-charts-drawn="5"' in dom
 
     def marks(chart_id: str) -> int:
-        block = dom[dom.index(f'id="{chart_id}"'):]
-        block = block[:block.index("</svg>")]
+        block = dom[dom.index(f'id="{chart_id}"') :]
+        block = block[: block.index("</svg>")]
         return len(re.findall(r'class="point"', block))
+
     # orders: 4 measured on-demand + 4 Fargate + 4 model at the steps + 5 projected
     assert marks("chart-orders") == 4 + 4 + 4 + 5
     assert marks("chart-usl") == 4 + 40
@@ -240,6 +400,7 @@ def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_boun
 
 def test_the_thesis_tick_rate_and_plan_limits():
     from brokerstream.lab.experiment import Plan, tick_rate_of
+
     assert tick_rate_of("thesis", 500) == 100 and tick_rate_of("THESIS", 2) == 1  # a tick per equity per 5 s
     assert tick_rate_of("10000", 500) == 10_000 and tick_rate_of(250.0, 500) == 250
     with pytest.raises(ValueError):
@@ -255,16 +416,51 @@ def test_the_thesis_tick_rate_and_plan_limits():
 
 def test_the_architectures_are_compared_step_by_step_on_the_same_resources():
     from brokerstream.lab.analysis import compare, comparison_sentences
-    streams = [{"step_name": "1 vCPU", "vcpus": 1.0, "memory_gb": 8.0, "usd_hour": 0.08, "orders_per_s": 4000.0,
-                "pnl_during_drain_per_s": 20000.0},
-               {"step_name": "2 vCPU", "vcpus": 2.0, "memory_gb": 8.0, "usd_hour": 0.12, "orders_per_s": 9000.0,
-                "pnl_during_drain_per_s": 50000.0},
-               {"step_name": "4 vCPU", "vcpus": 4.0, "memory_gb": 8.0, "usd_hour": 0.2, "orders_per_s": 1.0,
-                "pnl_during_drain_per_s": 1.0}]
-    baseline = [{"step_name": "1 vCPU", "vcpus": 1.0, "memory_gb": 8.0, "usd_hour": 0.08, "orders_per_s": 500.0,
-                 "pnl_during_drain_per_s": 10000.0},
-                {"step_name": "2 vCPU", "vcpus": 2.0, "memory_gb": 8.0, "usd_hour": 0.12, "orders_per_s": 900.0,
-                 "pnl_during_drain_per_s": float("nan")}]
+
+    streams = [
+        {
+            "step_name": "1 vCPU",
+            "vcpus": 1.0,
+            "memory_gb": 8.0,
+            "usd_hour": 0.08,
+            "orders_per_s": 4000.0,
+            "pnl_during_drain_per_s": 20000.0,
+        },
+        {
+            "step_name": "2 vCPU",
+            "vcpus": 2.0,
+            "memory_gb": 8.0,
+            "usd_hour": 0.12,
+            "orders_per_s": 9000.0,
+            "pnl_during_drain_per_s": 50000.0,
+        },
+        {
+            "step_name": "4 vCPU",
+            "vcpus": 4.0,
+            "memory_gb": 8.0,
+            "usd_hour": 0.2,
+            "orders_per_s": 1.0,
+            "pnl_during_drain_per_s": 1.0,
+        },
+    ]
+    baseline = [
+        {
+            "step_name": "1 vCPU",
+            "vcpus": 1.0,
+            "memory_gb": 8.0,
+            "usd_hour": 0.08,
+            "orders_per_s": 500.0,
+            "pnl_during_drain_per_s": 10000.0,
+        },
+        {
+            "step_name": "2 vCPU",
+            "vcpus": 2.0,
+            "memory_gb": 8.0,
+            "usd_hour": 0.12,
+            "orders_per_s": 900.0,
+            "pnl_during_drain_per_s": float("nan"),
+        },
+    ]
     rows = compare(streams, baseline)
     assert [r["step_name"] for r in rows] == ["1 vCPU", "2 vCPU"]  # 4 vCPU: no baseline step to match
     assert rows[0]["orders_ratio"] == 8.0 and rows[1]["orders_ratio"] == 10.0

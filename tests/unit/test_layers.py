@@ -82,4 +82,8 @@ def test_relative_imports_are_resolved_to_their_layer(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("from ..common import config\nfrom . import usl\nfrom brokerstream import gen, ops\n")
     assert imports_of(f, "brokerstream.lab.x") == [
-        (1, "brokerstream.common"), (2, "brokerstream.lab"), (3, "brokerstream.gen"), (3, "brokerstream.ops")]
+        (1, "brokerstream.common"),
+        (2, "brokerstream.lab"),
+        (3, "brokerstream.gen"),
+        (3, "brokerstream.ops"),
+    ]

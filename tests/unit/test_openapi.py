@@ -1,4 +1,5 @@
 """The OpenAPI document describes the gateway's routes (the integration tests fuzz the server against it)."""
+
 import json
 import re
 
@@ -14,10 +15,17 @@ IDENTIFIERS = ROOT / "rules" / "src" / "main" / "java" / "io" / "brokerstream" /
 def _routes() -> dict[str, set[str]]:
     """The gateway's route table: path (as OpenAPI spells it) -> methods."""
     routes = {}
-    for path, methods in re.findall(r'^\s+[A-Z_]+\("([^"]+)", (?:true|false), ((?:"[A-Z]+"(?:, )?)+)\)', GATEWAY.read_text(),
-                                    re.M):
+    for path, methods in re.findall(
+        r'^\s+[A-Z_]+\("([^"]+)", (?:true|false), ((?:"[A-Z]+"(?:, )?)+)\)', GATEWAY.read_text(), re.M
+    ):
         if path.startswith("^"):
-            var = "memberId" if path.startswith("^/members") else "accountId" if path.startswith("^/accounts") else "orderId"
+            var = (
+                "memberId"
+                if path.startswith("^/members")
+                else "accountId"
+                if path.startswith("^/accounts")
+                else "orderId"
+            )
             path = path.strip("^$").replace("([^/]+)", "{" + var + "}")
         routes[path] = {m.lower() for m in re.findall(r'"([A-Z]+)"', methods)}
     return routes

@@ -83,8 +83,7 @@ def test_short_sale_faults_stay_faults_when_accounts_already_hold_everything(dat
     account = next(a for a in data.accounts if not a.short_allowed and a.status == "ACTIVE")
     equities = [i.instrument_id for i in data.instruments if i.instrument_type == "EQUITY"]
     start = {account.account_id: {e: 1000 for e in equities}}
-    gen = OrderGenerator(data, 7, mix=OrderMix(faults={"SHORT_NOT_ALLOWED": 0.5}), positions=start,
-                         clock=lambda: 0)
+    gen = OrderGenerator(data, 7, mix=OrderMix(faults={"SHORT_NOT_ALLOWED": 0.5}), positions=start, clock=lambda: 0)
     held = collections.defaultdict(int, {(account.account_id, e): 1000 for e in equities})
     faults = 0
     for o in (gen.next() for _ in range(3000)):

@@ -1,4 +1,5 @@
 """Postgres authentication and where its password travels (no server: the files and argv we write)."""
+
 from brokerstream.common import config
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services.postgres import hba_conf, ident, literal
@@ -35,8 +36,9 @@ def test_sql_quoting_survives_hostile_names_and_passwords():
 
 
 def test_registry_gets_the_password_in_its_environment_not_its_command_line(tmp_path):
-    cfg = config.load(environ={"BS_DATA_DIR": str(tmp_path), "BS_POSTGRES_PASSWORD": "s3cret-pw",
-                               "BS_JAVA21_HOME": "/opt/jdk"})
+    cfg = config.load(
+        environ={"BS_DATA_DIR": str(tmp_path), "BS_POSTGRES_PASSWORD": "s3cret-pw", "BS_JAVA21_HOME": "/opt/jdk"}
+    )
     launch = Registry(cfg, Layout(cfg)).launch()
     assert not [a for a in launch.argv if "s3cret-pw" in a]
     assert launch.env["APICURIO_DATASOURCE_PASSWORD"] == "s3cret-pw"
@@ -44,6 +46,7 @@ def test_registry_gets_the_password_in_its_environment_not_its_command_line(tmp_
 
 def test_a_password_with_url_characters_still_makes_a_valid_dsn(tmp_path):
     import psycopg.conninfo
+
     cfg = config.load(environ={"BS_DATA_DIR": str(tmp_path), "BS_POSTGRES_PASSWORD": "p@ss:w/rd%"})
     parsed = psycopg.conninfo.conninfo_to_dict(cfg.postgres_dsn())
     assert parsed["password"] == "p@ss:w/rd%" and parsed["dbname"] == cfg["BS_POSTGRES_DB"]

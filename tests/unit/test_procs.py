@@ -17,7 +17,10 @@ def test_spawn_records_a_pid_that_terminate_stops(tmp_path):
 
 def test_a_process_ignoring_sigterm_is_killed_after_the_grace_period(tmp_path):
     pidfile = PidFile(tmp_path / "stubborn.pid")
-    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('arm' + 'ed', flush=True); time.sleep(60)"
+    code = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('arm' + 'ed', flush=True); "
+        "time.sleep(60)"
+    )
     spawn([sys.executable, "-c", code], log=tmp_path / "log", pidfile=pidfile)
     deadline = time.monotonic() + 10
     while "armed" not in (tmp_path / "log").read_text() and time.monotonic() < deadline:
@@ -45,6 +48,7 @@ def test_listening_sockets_reports_address_and_port(tmp_path):
     server.listen()
     try:
         import os
+
         assert ("127.0.0.1", server.getsockname()[1]) in listening_sockets(os.getpid())
     finally:
         server.close()

@@ -1,12 +1,13 @@
 """The registry client the tools use gives up on a request that never gets its answer."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
 
-from brokerstream.common import config
 from brokerstream.clients import schemas
+from brokerstream.common import config
 
 from .test_connect_client import Worker
 

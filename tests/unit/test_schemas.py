@@ -3,12 +3,12 @@ import json
 import fastavro
 import pytest
 
-from brokerstream.common import config
 from brokerstream.clients.schemas import SCHEMA_DIR, SchemaError, load_schema, schema_str, topic_subjects
+from brokerstream.common import config
 
 
 def test_every_topic_schema_is_self_contained_and_valid_avro():
-    for subject, record in topic_subjects(config.load(environ={})):
+    for _subject, record in topic_subjects(config.load(environ={})):
         schema = load_schema(record)
         fastavro.parse_schema(schema)  # raises on anything invalid
         assert json.loads(schema_str(record))["name"] == record
@@ -33,8 +33,15 @@ def test_every_field_is_documented_and_money_is_decimal_18_6():
 
 
 def test_unknown_type_is_an_error(tmp_path):
-    (tmp_path / "Broken.avsc").write_text(json.dumps(
-        {"type": "record", "name": "Broken", "namespace": "io.brokerstream.avro",
-         "fields": [{"name": "x", "type": "Nope", "doc": "x"}]}))
+    (tmp_path / "Broken.avsc").write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Broken",
+                "namespace": "io.brokerstream.avro",
+                "fields": [{"name": "x", "type": "Nope", "doc": "x"}],
+            }
+        )
+    )
     with pytest.raises(SchemaError, match="unknown type Nope"):
         load_schema("Broken", tmp_path)

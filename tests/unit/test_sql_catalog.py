@@ -1,4 +1,5 @@
 """The stream SQL catalogs: Flink's and ksqlDB's stay in step, the Flink tables match the Avro schemas."""
+
 from __future__ import annotations
 
 import json
@@ -6,8 +7,8 @@ import re
 
 import pytest
 
-from brokerstream.ops import streamsql
 from brokerstream.common.config import ROOT
+from brokerstream.ops import streamsql
 from brokerstream.ops.streamsql import CatalogError, parse_catalog, parse_since, render, split_statements
 
 AVRO = ROOT / "schemas" / "src" / "main" / "avro"
@@ -57,7 +58,9 @@ def test_ksqldb_declares_a_stream_or_table_for_each_flink_table():
 
 def avro_fields(name: str) -> list[tuple[str, bool]]:
     """(field, required) in schema order."""
-    return [(f["name"], not isinstance(f["type"], list)) for f in json.loads((AVRO / f"{name}.avsc").read_text())["fields"]]
+    return [
+        (f["name"], not isinstance(f["type"], list)) for f in json.loads((AVRO / f"{name}.avsc").read_text())["fields"]
+    ]
 
 
 def test_flink_tables_have_exactly_the_avro_fields_with_matching_nullability():
@@ -66,7 +69,7 @@ def test_flink_tables_have_exactly_the_avro_fields_with_matching_nullability():
     for statement in split_statements(streamsql.FLINK_TABLES.read_text()):
         schema = re.search(r"\$\{schema:(\w+)\}", statement)
         assert schema, statement[:60]
-        body = statement[statement.index("(") + 1:statement.index(") WITH")]
+        body = statement[statement.index("(") + 1 : statement.index(") WITH")]
         key_fields = set(re.findall(r"'key\.fields' = '(\w+)'", statement))
         columns = []
         for line in body.splitlines():
@@ -122,4 +125,7 @@ def test_since_takes_epoch_ms_iso_times_and_ages():
 def test_run_options_stop_at_the_latest_offsets_and_start_at_since():
     assert streamsql.scan_options(bounded=False, since_ms=None) == {}
     assert streamsql.scan_options(bounded=True, since_ms=5) == {
-        "scan.bounded.mode": "latest-offset", "scan.startup.mode": "timestamp", "scan.startup.timestamp-millis": "5"}
+        "scan.bounded.mode": "latest-offset",
+        "scan.startup.mode": "timestamp",
+        "scan.startup.timestamp-millis": "5",
+    }

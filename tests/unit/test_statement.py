@@ -1,4 +1,5 @@
 """The account statement's documents: money as exact decimal text, times in UTC, totals exact."""
+
 import csv
 import datetime as dt
 import io
@@ -24,8 +25,14 @@ def _statement(lines):
 
 def test_totals_add_exactly_and_json_carries_money_as_text():
     # 0.1 + 0.2 in binary floating point is not 0.3; the statement never goes through it
-    s = _statement([_line("FILL", Decimal("-0.100000"), Decimal("0")), _line("FILL", Decimal("-0.200000"),
-                    Decimal("0.000001")), _line("OPEN", price=Decimal("99.5")), _line("REJECTED", detail="NO_PRICE: x")])
+    s = _statement(
+        [
+            _line("FILL", Decimal("-0.100000"), Decimal("0")),
+            _line("FILL", Decimal("-0.200000"), Decimal("0.000001")),
+            _line("OPEN", price=Decimal("99.5")),
+            _line("REJECTED", detail="NO_PRICE: x"),
+        ]
+    )
     assert s.cash_movement == Decimal("-0.3") and s.realized_pnl == Decimal("0.000001")
     doc = json.loads(s.to_json())
     assert doc["cash_movement"] == "-0.300000" and doc["realized_pnl"] == "0.000001"

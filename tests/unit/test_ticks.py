@@ -18,7 +18,7 @@ def test_gbm_log_returns_have_the_model_mean_and_variance():
         returns.append(math.log(new / price))
         price = new
     mean, var = statistics.fmean(returns), statistics.pvariance(returns)
-    expected_mean, expected_var = (mu - sigma ** 2 / 2) * dt_years, sigma ** 2 * dt_years
+    expected_mean, expected_var = (mu - sigma**2 / 2) * dt_years, sigma**2 * dt_years
     # standard error of the mean: sqrt(var / n) ~ 4.2e-5; of the variance ~ var * sqrt(2 / n)
     assert abs(mean - expected_mean) < 4 * math.sqrt(expected_var / len(returns))
     assert abs(var - expected_var) < 4 * expected_var * math.sqrt(2 / len(returns))

@@ -2,6 +2,7 @@
 
 Every command reads the same configuration (platform/stack.env, overridable by environment).
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,7 +1,7 @@
 """The generators' commands: `refdata`, `orders`, `ticks` (see docs/generators.md)."""
+
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 from pathlib import Path
@@ -11,6 +11,7 @@ from brokerstream.common.config import Config
 
 def _refdata_source(cfg: Config, args):
     from brokerstream.gen import pgload, refdata
+
     if getattr(args, "scale", None):
         return refdata.generate(args.scale, args.refdata_seed, _date(args.as_of))
     return pgload.read(cfg)
@@ -22,6 +23,7 @@ def _date(text: str | None) -> dt.date:
 
 def cmd_refdata(cfg: Config, args) -> int:
     from brokerstream.gen import pgload, refdata
+
     data = refdata.generate(args.scale, args.seed, _date(args.as_of))
     if args.action == "show":
         print(json.dumps(data.counts()))
@@ -32,6 +34,7 @@ def cmd_refdata(cfg: Config, args) -> int:
 
 def _mix(args):
     from brokerstream.gen.orders import FAULTS, OrderMix
+
     faults = {k: args.fault_rate for k in FAULTS}
     for spec in args.fault or []:
         kind, _, rate = spec.partition("=")
@@ -42,20 +45,29 @@ def _mix(args):
 def cmd_orders(cfg: Config, args) -> int:
     from brokerstream.gen.orders import OrderGenerator
     from brokerstream.gen.produce import prefill, write_report
+
     data = _refdata_source(cfg, args)
     mix = _mix(args)
     tag = args.tag or dt.datetime.now().strftime("r%Y%m%d%H%M%S")
     positions = None
     if not args.fresh:
         from brokerstream.ops.flowcheck import holdings
+
         positions = holdings(cfg)
     count = args.count if args.action == "prefill" else int(args.rate * args.duration)
     rate = None if args.action == "prefill" else args.rate
-    report = prefill(cfg, lambda shard: OrderGenerator(data, args.seed, mix, run_tag=tag, shard=shard,
-                                                       positions=positions), count,
-                     workers=args.workers, rate=rate, progress=print)
-    print(f"[orders] {report.produced:,} orders in {report.seconds:.2f} s: {report.rate:,.0f} orders/s "
-          f"({args.workers} worker{'s' if args.workers > 1 else ''})")
+    report = prefill(
+        cfg,
+        lambda shard: OrderGenerator(data, args.seed, mix, run_tag=tag, shard=shard, positions=positions),
+        count,
+        workers=args.workers,
+        rate=rate,
+        progress=print,
+    )
+    print(
+        f"[orders] {report.produced:,} orders in {report.seconds:.2f} s: {report.rate:,.0f} orders/s "
+        f"({args.workers} worker{'s' if args.workers > 1 else ''})"
+    )
     print(f"[orders] expected outcomes: {json.dumps(dict(sorted(report.expected.items())))}")
     if args.report:
         write_report(report, Path(args.report))
@@ -65,16 +77,19 @@ def cmd_orders(cfg: Config, args) -> int:
 def cmd_ticks(cfg: Config, args) -> int:
     from brokerstream.gen.produce import produce_ticks
     from brokerstream.gen.ticks import TickGenerator
+
     data = _refdata_source(cfg, args)
-    gen = TickGenerator(data, args.seed, rate=args.rate, interval=args.interval, mu=args.mu,
-                        time_scale=args.time_scale)
+    gen = TickGenerator(data, args.seed, rate=args.rate, interval=args.interval, mu=args.mu, time_scale=args.time_scale)
     duration = 0 if args.action == "snapshot" else args.duration
-    print(f"[ticks] {len(gen.equities)} equities, a round every {gen.interval * 1000:.1f} ms, "
-          f"expected {gen.expected_rate:,.0f} ticks/s")
+    print(
+        f"[ticks] {len(gen.equities)} equities, a round every {gen.interval * 1000:.1f} ms, "
+        f"expected {gen.expected_rate:,.0f} ticks/s"
+    )
     report = produce_ticks(cfg, gen, duration=duration, snapshot=not args.no_snapshot, progress=print)
     print(f"[ticks] {report.produced:,} ticks in {report.seconds:.1f} s: {report.rate:,.0f}/s")
     if args.report:
         from brokerstream.gen.produce import write_report
+
         write_report(report, Path(args.report))
     return 1 if report.errors else 0
 
@@ -89,8 +104,11 @@ def add_commands(sub) -> None:
     s.set_defaults(func=cmd_refdata)
 
     def source_args(p):
-        p.add_argument("--scale", choices=["tiny", "small", "thesis"],
-                       help="generate reference data in memory instead of reading Postgres")
+        p.add_argument(
+            "--scale",
+            choices=["tiny", "small", "thesis"],
+            help="generate reference data in memory instead of reading Postgres",
+        )
         p.add_argument("--refdata-seed", type=int, default=42)
         p.add_argument("--as-of")
 
@@ -106,8 +124,9 @@ def add_commands(sub) -> None:
     s.add_argument("--fault-rate", type=float, default=0.005, help="rate of each kind of invalid order")
     s.add_argument("--fault", action="append", metavar="KIND=RATE", help="rate of one kind, e.g. UNKNOWN_ACCOUNT=0.01")
     s.add_argument("--report", help="write counts by expected outcome to this JSON file")
-    s.add_argument("--fresh", action="store_true",
-                   help="ignore the positions already published (default: start from them)")
+    s.add_argument(
+        "--fresh", action="store_true", help="ignore the positions already published (default: start from them)"
+    )
     source_args(s)
     s.set_defaults(func=cmd_orders)
 

@@ -1,17 +1,18 @@
 """Operators' commands over a running stack: members' API keys, statements, order histories, stream SQL."""
+
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from brokerstream.common.errors import UserError
 
+
 def cmd_keys(cfg, args) -> int:
     from brokerstream.ops import keys
+
     if args.action == "issue":
         issued = keys.issue(cfg, args.member, args.label or "issued")
     elif args.action == "rotate":
@@ -23,8 +24,11 @@ def cmd_keys(cfg, args) -> int:
         return 0
     else:
         for key_id, label, status, created, revoked_at in keys.listing(cfg, args.member):
-            print(f"{key_id:<16} {status:<8} created {created:%Y-%m-%d %H:%M:%S}"
-                  + (f", revoked {revoked_at:%Y-%m-%d %H:%M:%S}" if revoked_at else "") + f"  {label}")
+            print(
+                f"{key_id:<16} {status:<8} created {created:%Y-%m-%d %H:%M:%S}"
+                + (f", revoked {revoked_at:%Y-%m-%d %H:%M:%S}" if revoked_at else "")
+                + f"  {label}"
+            )
         return 0
     print(f"member {issued.member_id}, key id {issued.key_id}")
     print(f"key (shown once, keep it safe): {issued.key}")
@@ -33,6 +37,7 @@ def cmd_keys(cfg, args) -> int:
 
 def cmd_statement(cfg, args) -> int:
     from brokerstream.ops import statement as st
+
     end = st.parse_time(args.to) if args.to else dt.datetime.now(dt.timezone.utc)
     start = st.parse_time(args.since) if args.since else end - dt.timedelta(days=1)
     try:
@@ -51,6 +56,7 @@ def cmd_statement(cfg, args) -> int:
 
 def cmd_history(cfg, args) -> int:
     from brokerstream.ops import statement as st
+
     steps = st.history(cfg, args.member, args.order)
     if not steps:
         print(f"error: no order {args.order} of member {args.member} in Postgres (yet)", file=sys.stderr)
@@ -61,6 +67,7 @@ def cmd_history(cfg, args) -> int:
 
 def cmd_sql(cfg, args) -> int:
     from brokerstream.ops import streamsql
+
     if args.action == "client":
         return streamsql.client(cfg)
     if args.action == "list":
@@ -82,29 +89,40 @@ def add_commands(sub) -> None:
     s.add_argument("--key-id", help="revoke: only this key (k_...), not all of the member's")
     s.set_defaults(func=cmd_keys)
 
-
-    s = sub.add_parser("statement", help="an account's statement from Postgres: order events, fills, cash "
-                       "movements, realized P&L over a time range, as JSON or CSV")
+    s = sub.add_parser(
+        "statement",
+        help="an account's statement from Postgres: order events, fills, cash "
+        "movements, realized P&L over a time range, as JSON or CSV",
+    )
     s.add_argument("account", help="the account id, e.g. A0000001")
-    s.add_argument("--from", dest="since", help="start, ISO 8601 (UTC unless it says), inclusive; default a day "
-                   "before --to")
+    s.add_argument(
+        "--from", dest="since", help="start, ISO 8601 (UTC unless it says), inclusive; default a day before --to"
+    )
     s.add_argument("--to", help="end, exclusive; default now")
     s.add_argument("--format", choices=["json", "csv"], default="json")
     s.add_argument("--out", help="write to this file instead of stdout")
     s.set_defaults(func=cmd_statement)
 
-
-    s = sub.add_parser("history", help="one order's whole history from Postgres: placed, amended, triggered, "
-                       "filled, cancelled, expired")
+    s = sub.add_parser(
+        "history",
+        help="one order's whole history from Postgres: placed, amended, triggered, filled, cancelled, expired",
+    )
     s.add_argument("member", help="the member id")
     s.add_argument("order", help="the member's order id")
     s.set_defaults(func=cmd_history)
 
-
-    s = sub.add_parser("sql", help="stream SQL over the topics (sql/flink): the Flink SQL client with the "
-                                   "query catalog loaded, or one named query's rows")
-    s.add_argument("action", nargs="?", default="client", choices=["client", "list", "run"],
-                   help="client (default): Flink's SQL client; list: the catalog; run NAME: print its rows")
+    s = sub.add_parser(
+        "sql",
+        help="stream SQL over the topics (sql/flink): the Flink SQL client with the "
+        "query catalog loaded, or one named query's rows",
+    )
+    s.add_argument(
+        "action",
+        nargs="?",
+        default="client",
+        choices=["client", "list", "run"],
+        help="client (default): Flink's SQL client; list: the catalog; run NAME: print its rows",
+    )
     s.add_argument("name", nargs="?", help="run: the catalog query")
     s.add_argument("--since", help="run: only records written since then (ISO time, epoch ms, or 90s/15m/2h ago)")
     s.add_argument("--timeout", type=float, default=300, help="run: seconds before giving up")

@@ -1,23 +1,24 @@
-"""The stack's commands: install, start, provision, inspect and stop the services; the topic catalog, schemas, connectors and the P&L job; the test suite."""
+"""The stack's commands: install, start, provision, inspect and stop the services; the topic catalog,
+schemas, connectors and the P&L job; the test suite."""
+
 from __future__ import annotations
 
-import argparse
-import datetime as dt
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from brokerstream.common.errors import UserError
 
 def stack_of(cfg):
     """The stack of services the launcher starts, as configured."""
     from brokerstream.launcher.provision import default_stack
+
     return default_stack(cfg)
 
 
 def cmd_install(cfg, args) -> int:
     from brokerstream.launcher.install import install
+
     install(cfg, skip_java=args.skip_java)
     return 0
 
@@ -25,6 +26,7 @@ def cmd_install(cfg, args) -> int:
 def cmd_up(cfg, args) -> int:
     if not args.no_install:
         from brokerstream.launcher.install import install
+
         install(cfg, skip_java=False)
     return 0 if stack_of(cfg).up(args.services or None) else 1
 
@@ -45,15 +47,22 @@ def cmd_status(cfg, args) -> int:
     connectors = []
     if any(r["service"] == "connect" and r["state"] == "healthy" for r in rows):
         from brokerstream.clients.connectors import Connect, load_specs, problems_of
+
         connect = Connect(cfg.connect_url)
         for name in sorted({s.name for s in load_specs()} | set(connect.names())):
             st = connect.status(name)
-            connectors.append({"connector": name, "state": st["connector"]["state"] if st else "ABSENT",
-                               "tasks": [{"id": t["id"], "state": t["state"]} for t in (st or {}).get("tasks", [])]})
+            connectors.append(
+                {
+                    "connector": name,
+                    "state": st["connector"]["state"] if st else "ABSENT",
+                    "tasks": [{"id": t["id"], "state": t["state"]} for t in (st or {}).get("tasks", [])],
+                }
+            )
             problems += problems_of(name, st)
     jobs = []
     if any(r["service"] == "flink-jobmanager" and r["state"] == "healthy" for r in rows):
         from brokerstream.clients.flinkjobs import PNL_JOB, Flink
+
         jobs = [{"job": j.name, "id": j.job_id, "state": j.state} for j in Flink(cfg.flink_url).jobs()]
         if not any(j["job"] == PNL_JOB and j["state"] == "RUNNING" for j in jobs):
             problems.append(f"flink job {PNL_JOB}: not RUNNING")
@@ -63,8 +72,7 @@ def cmd_status(cfg, args) -> int:
         print(f"{'SERVICE':<18} {'STATE':<10} {'PID':>7} {'RSS MB':>7}  PORTS")
         for r in rows:
             ports = " ".join(f"{k}={v}" for k, v in r["ports"].items())
-            print(f"{r['service']:<18} {r['state']:<10} {r['pid'] or '-':>7} "
-                  f"{r['rss_bytes'] / 2**20:>7.0f}  {ports}")
+            print(f"{r['service']:<18} {r['state']:<10} {r['pid'] or '-':>7} {r['rss_bytes'] / 2**20:>7.0f}  {ports}")
         print(f"{'total':<18} {'':<10} {'':>7} {sum(r['rss_bytes'] for r in rows) / 2**20:>7.0f}")
         if connectors:
             print(f"\n{'CONNECTOR':<24} {'STATE':<12} TASKS")
@@ -82,6 +90,7 @@ def cmd_status(cfg, args) -> int:
 
 def cmd_logs(cfg, args) -> int:
     from brokerstream.launcher.layout import Layout
+
     path = Layout(cfg).log(args.service)
     if not path.exists():
         print(f"no log for {args.service} at {path}", file=sys.stderr)
@@ -103,6 +112,7 @@ def cmd_reset(cfg, args) -> int:
 
 def cmd_connectors(cfg, args) -> int:
     from brokerstream.clients import connectors
+
     if args.action == "apply":
         print("running: " + ", ".join(connectors.apply(cfg)))
         return 0
@@ -120,6 +130,7 @@ def cmd_connectors(cfg, args) -> int:
 
 def cmd_flink(cfg, args) -> int:
     from brokerstream.clients import flinkjobs
+
     if args.action == "deploy":
         print(flinkjobs.deploy(cfg, resume=not args.fresh))
     elif args.action == "stop":
@@ -132,6 +143,7 @@ def cmd_flink(cfg, args) -> int:
 
 def cmd_schemas(cfg, args) -> int:
     from brokerstream.clients import schemas
+
     if args.action == "list":
         for subject, record in schemas.topic_subjects(cfg):
             print(f"{subject:<28} {record}")
@@ -153,6 +165,7 @@ def cmd_schemas(cfg, args) -> int:
 def cmd_topics(cfg, args) -> int:
     from brokerstream.clients.kafka_clients import client_conf
     from brokerstream.common.topics import ensure_topics, load_catalog
+
     topics = load_catalog(cfg)
     if args.action == "list":
         for t in topics:
@@ -164,17 +177,45 @@ def cmd_topics(cfg, args) -> int:
     return 0
 
 
+def check_formatting(cfg) -> int:
+    """One style per language, checked before anything is built: ruff (Python), google-java-format (Java,
+    through Spotless). The fix is one command each, printed with the failure."""
+    from brokerstream.common.progress import step
+    from brokerstream.launcher.install import maven, maven_env
+    from brokerstream.launcher.layout import Layout
+
+    ruff = str(Path(sys.executable).with_name("ruff"))
+    checks = [
+        ("python formatting (ruff format --check)", [ruff, "format", "--check", "--quiet", "."], "ruff format ."),
+        ("python lint (ruff check)", [ruff, "check", "--quiet", "."], "ruff check --fix ."),
+    ]
+    if (cfg.root / "pom.xml").exists():
+        spotless = maven(cfg, Layout(cfg), "-f", str(cfg.root / "pom.xml"), "spotless:check")
+        checks.append(("java formatting (spotless:check)", spotless, "mvn spotless:apply"))
+    for what, argv, fix in checks:
+        with step("test", what):
+            rc = subprocess.call(argv, cwd=cfg.root, env=maven_env(cfg))
+        if rc != 0:
+            print(f"formatting: {what} failed; `{fix}` fixes it", file=sys.stderr)
+            return rc
+    return 0
+
+
 def cmd_test(cfg, args) -> int:
     """The whole suite: install, Java unit tests, Python unit tests, integration tests on a real stack."""
+    from brokerstream.common.progress import say, step
     from brokerstream.launcher.install import connect_sink_plugin, install, maven, maven_env
     from brokerstream.launcher.layout import Layout
-    from brokerstream.common.progress import say, step
 
     install(cfg, skip_java=True)
+    rc = check_formatting(cfg)
+    if rc != 0:
+        return rc
     if (cfg.root / "pom.xml").exists():
         with step("test", "java build and unit tests (mvn package)"):
-            rc = subprocess.call(maven(cfg, Layout(cfg), "-f", str(cfg.root / "pom.xml"), "package"),
-                                 env=maven_env(cfg))
+            rc = subprocess.call(
+                maven(cfg, Layout(cfg), "-f", str(cfg.root / "pom.xml"), "package"), env=maven_env(cfg)
+            )
             if rc != 0:
                 return rc
         connect_sink_plugin(cfg, Layout(cfg))  # the Connect worker loads our sink from the plugin path
@@ -196,27 +237,22 @@ def add_commands(sub) -> None:
     s.add_argument("--skip-java", action="store_true", help="do not build our own jars")
     s.set_defaults(func=cmd_install)
 
-
     s = sub.add_parser("up", help="start the stack (or the named services and what they need)")
     s.add_argument("services", nargs="*")
     s.add_argument("--no-install", action="store_true", help="skip the (cached) install step")
     s.set_defaults(func=cmd_up)
 
-
     s = sub.add_parser("provision", help="create topics, schemas, connectors, jobs on running services")
     s.set_defaults(func=cmd_provision)
-
 
     s = sub.add_parser("down", help="stop what `up` started")
     s.add_argument("services", nargs="*")
     s.set_defaults(func=cmd_down)
 
-
     s = sub.add_parser("status", help="each service: state, pid, RSS, ports")
     s.add_argument("--json", action="store_true")
     s.add_argument("--check", action="store_true", help="exit 1 unless every service is healthy")
     s.set_defaults(func=cmd_status)
-
 
     s = sub.add_parser("logs", help="the log of one service")
     s.add_argument("service")
@@ -224,30 +260,28 @@ def add_commands(sub) -> None:
     s.add_argument("-f", "--follow", action="store_true")
     s.set_defaults(func=cmd_logs)
 
-
     s = sub.add_parser("reset", help="stop the stack and wipe its data")
     s.add_argument("--force", action="store_true", help="do not ask")
     s.set_defaults(func=cmd_reset)
-
 
     s = sub.add_parser("connectors", help="the Kafka Connect connectors of connectors/*.json")
     s.add_argument("action", choices=["apply", "check", "restart"])
     s.add_argument("names", nargs="*", help="restart: which (default all)")
     s.set_defaults(func=cmd_connectors)
 
-
     s = sub.add_parser("flink", help="the P&L job on the Flink session cluster")
-    s.add_argument("action", choices=["deploy", "stop", "jobs"],
-                   help="deploy (idempotent; resumes from the savepoint `stop` took), stop (with a savepoint), jobs")
+    s.add_argument(
+        "action",
+        choices=["deploy", "stop", "jobs"],
+        help="deploy (idempotent; resumes from the savepoint `stop` took), stop (with a savepoint), jobs",
+    )
     s.add_argument("--fresh", action="store_true", help="deploy: ignore a savepoint `stop` left")
     s.set_defaults(func=cmd_flink)
-
 
     s = sub.add_parser("schemas", help="the Avro schemas of the topics and their registration")
     s.add_argument("action", choices=["list", "show", "check", "register"])
     s.add_argument("name", nargs="?", help="record name for `show`, e.g. Order")
     s.set_defaults(func=cmd_schemas)
-
 
     s = sub.add_parser("topics", help="the topic catalog (platform/topics.yaml)")
     s.add_argument("action", choices=["list", "create"])

@@ -7,6 +7,7 @@ While the worker rejoins its group (after a broker restart, say) its REST calls 
 "rebalance in progress" / 500 "request timed out"; a Connect made with `patience` retries those until
 its deadline, because every call it makes is idempotent.
 """
+
 from __future__ import annotations
 
 import json
@@ -136,8 +137,9 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
 RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members", "sink-positions", "sink-order-events")
 
 
-def apply(cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0,
-          patience: float = 180.0) -> list[str]:
+def apply(
+    cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0, patience: float = 180.0
+) -> list[str]:
     connect = Connect(cfg.connect_url, patience=patience)
     specs = load_specs() if specs is None else specs
     registered = set(connect.names())

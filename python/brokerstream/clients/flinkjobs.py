@@ -5,6 +5,7 @@ The P&L job's settings come from flink-jobs/src/main/resources/pnl.properties; t
 and any `BS_PNL_<KEY>` value of the configuration (platform/stack.env or the environment) are passed
 as `--key=value` program arguments.
 """
+
 from __future__ import annotations
 
 import time
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import requests
 
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_security import java_client_file
+from brokerstream.common.config import Config
 from brokerstream.common.errors import UserError
 
 PNL_JOB = "brokerstream-pnl"
@@ -24,12 +25,18 @@ LIVE = {"CREATED", "INITIALIZING", "RUNNING", "RESTARTING", "RECONCILING"}
 
 
 def pnl_arguments(cfg: Config) -> list[str]:
-    keys = [line.split("=", 1)[0].strip() for line in (cfg.root / SETTINGS).read_text().splitlines()
-            if "=" in line and not line.lstrip().startswith("#")]
-    values = {"bootstrap.servers": cfg.kafka_bootstrap, "registry.url": cfg.registry_url,
-              "checkpoint.dir": f"file://{cfg.data_dir / 'flink' / 'checkpoints'}",
-              # a file name: the job reads the secure profile's login there, not from its arguments
-              "kafka.login": str(java_client_file(cfg, "flink") or "")}
+    keys = [
+        line.split("=", 1)[0].strip()
+        for line in (cfg.root / SETTINGS).read_text().splitlines()
+        if "=" in line and not line.lstrip().startswith("#")
+    ]
+    values = {
+        "bootstrap.servers": cfg.kafka_bootstrap,
+        "registry.url": cfg.registry_url,
+        "checkpoint.dir": f"file://{cfg.data_dir / 'flink' / 'checkpoints'}",
+        # a file name: the job reads the secure profile's login there, not from its arguments
+        "kafka.login": str(java_client_file(cfg, "flink") or ""),
+    }
     for key in keys:
         override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
         if override:
@@ -71,7 +78,9 @@ class Flink:
 
     def submit(self, jar: Path, args: list[str], savepoint: str | None = None) -> str:
         with jar.open("rb") as f:
-            uploaded = self._call("POST", "/jars/upload", files={"jarfile": (jar.name, f, "application/x-java-archive")})
+            uploaded = self._call(
+                "POST", "/jars/upload", files={"jarfile": (jar.name, f, "application/x-java-archive")}
+            )
         jar_id = uploaded["filename"].rsplit("/", 1)[-1]
         body = {"programArgsList": args}
         if savepoint:
@@ -99,8 +108,10 @@ class Flink:
             if vertices and all(v["status"] == "RUNNING" for v in vertices):
                 return
             if time.monotonic() > deadline:
-                raise UserError(f"job {job_id}: tasks not running after {timeout:.0f} s: "
-                                f"{[(v['name'], v['status']) for v in vertices]}")
+                raise UserError(
+                    f"job {job_id}: tasks not running after {timeout:.0f} s: "
+                    f"{[(v['name'], v['status']) for v in vertices]}"
+                )
             time.sleep(0.5)
 
     def stop_with_savepoint(self, job_id: str, directory: str, timeout: float = 120.0) -> str:
@@ -168,9 +179,15 @@ def deploy(cfg: Config, *, resume: bool = True) -> str:
 
 def savepoint_mismatch(error: str) -> bool:
     """Whether Flink refused a savepoint because the job's operators or state no longer match it."""
-    return any(text in error for text in ("Cannot map checkpoint/savepoint state",
-                                          "Failed to rollback to checkpoint/savepoint",
-                                          "StateMigrationException", "incompatible"))
+    return any(
+        text in error
+        for text in (
+            "Cannot map checkpoint/savepoint state",
+            "Failed to rollback to checkpoint/savepoint",
+            "StateMigrationException",
+            "incompatible",
+        )
+    )
 
 
 def stop(cfg: Config) -> str:

@@ -1,12 +1,13 @@
 """A small client of the Flink SQL gateway's REST API (v1): sessions, statements, paged results."""
+
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from brokerstream.common.errors import UserError
@@ -18,13 +19,14 @@ class SqlError(UserError, RuntimeError):
 
 def _call(base: str, method: str, path: str, body: Any = None, timeout: float = 30.0) -> dict:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             raw = resp.read()
     except urllib.error.HTTPError as exc:
-        raise SqlError(f"{method} {path}: HTTP {exc.code}: {_root_cause(exc.read().decode(errors='replace'))}") from None
+        raise SqlError(
+            f"{method} {path}: HTTP {exc.code}: {_root_cause(exc.read().decode(errors='replace'))}"
+        ) from None
     # DECIMAL columns arrive as JSON numbers: parsed as Decimal they stay exact.
     return json.loads(raw, parse_float=Decimal) if raw else {}
 
@@ -45,6 +47,7 @@ class Result:
 @dataclass
 class SqlSession:
     """One gateway session; statements run in order and share its catalog (CREATE TABLE ...)."""
+
     url: str
     properties: dict[str, str] = field(default_factory=dict)
     handle: str | None = None

@@ -6,6 +6,7 @@ user only: a CA, the brokers' certificate (one for all nodes: they share the loo
 random SCRAM password per principal, and for Java clients one properties file per principal. No secret
 is passed on a command line: the broker's storage format reads its SCRAM users from an argument file.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,8 @@ GATEWAY = "gateway"
 STREAMS = "streams"
 PRINCIPALS = (ADMIN, GATEWAY, STREAMS, "connect", "flink", "tools")
 ORDERS_TOPIC = "orders"
-# What a member sends: its orders and its cancels and amends. Only the gateway, which checked the member's key, writes them.
+# What a member sends: its orders and its cancels and amends. Only the gateway,
+# which checked the member's key, writes them.
 MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
 # The book and its way back to the members: the member task fills an order at the price a trigger names, so
 # only the order flow itself (the streams principal) writes them.
@@ -37,9 +39,9 @@ BOOK_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast")
 @dataclass(frozen=True)
 class Acl:
     principal: str
-    resource: str       # TOPIC, GROUP, TRANSACTIONAL_ID, CLUSTER
-    name: str           # a literal name; "*" is every name
-    operation: str      # ALL, READ, WRITE, DESCRIBE, ...
+    resource: str  # TOPIC, GROUP, TRANSACTIONAL_ID, CLUSTER
+    name: str  # a literal name; "*" is every name
+    operation: str  # ALL, READ, WRITE, DESCRIBE, ...
     permission: str = "ALLOW"
 
 
@@ -52,10 +54,15 @@ def acls() -> list[Acl]:
     for p in PRINCIPALS:
         if p in (ADMIN, GATEWAY):
             continue
-        out += [Acl(p, "TOPIC", "*", "ALL"), Acl(p, "GROUP", "*", "ALL"), Acl(p, "TRANSACTIONAL_ID", "*", "ALL"),
-                Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE"), Acl(p, "CLUSTER", "kafka-cluster", "IDEMPOTENT_WRITE"),
-                Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE_CONFIGS"),
-                *(Acl(p, "TOPIC", t, "WRITE", "DENY") for t in MEMBER_TOPICS)]
+        out += [
+            Acl(p, "TOPIC", "*", "ALL"),
+            Acl(p, "GROUP", "*", "ALL"),
+            Acl(p, "TRANSACTIONAL_ID", "*", "ALL"),
+            Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE"),
+            Acl(p, "CLUSTER", "kafka-cluster", "IDEMPOTENT_WRITE"),
+            Acl(p, "CLUSTER", "kafka-cluster", "DESCRIBE_CONFIGS"),
+            *(Acl(p, "TOPIC", t, "WRITE", "DENY") for t in MEMBER_TOPICS),
+        ]
         if p != STREAMS:
             out += [Acl(p, "TOPIC", t, "WRITE", "DENY") for t in BOOK_TOPICS]
     return out
@@ -113,10 +120,15 @@ def java_client_properties(cfg: Config, principal: str) -> dict[str, str]:
     """What a Java Kafka client adds to its bootstrap address to log in as `principal`."""
     if not cfg.kafka_secure:
         return {}
-    return {"security.protocol": "SASL_SSL", "sasl.mechanism": MECHANISM,
-            "sasl.jaas.config": jaas(principal, password(cfg, principal),
-                                     FLINK_SCRAM_MODULE if principal == "flink" else SCRAM_MODULE),
-            "ssl.truststore.type": "PEM", "ssl.truststore.location": str(ca_file(cfg))}
+    return {
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": MECHANISM,
+        "sasl.jaas.config": jaas(
+            principal, password(cfg, principal), FLINK_SCRAM_MODULE if principal == "flink" else SCRAM_MODULE
+        ),
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(ca_file(cfg)),
+    }
 
 
 def ensure_material(cfg: Config) -> bool:
@@ -145,8 +157,12 @@ def ensure_material(cfg: Config) -> bool:
 def broker_settings(cfg: Config, host: str, port: int, cport: int) -> dict[str, str]:
     """Listeners and authorization of a node in the secure profile. Clients and brokers meet on a
     SASL_SSL listener; the controllers' listener takes TLS with client certificates (the brokers')."""
-    ssl = {"ssl.keystore.type": "PEM", "ssl.keystore.location": str(broker_pem(cfg)),
-           "ssl.truststore.type": "PEM", "ssl.truststore.location": str(ca_file(cfg))}
+    ssl = {
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": str(broker_pem(cfg)),
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(ca_file(cfg)),
+    }
     settings = {
         "listeners": f"BROKER://{host}:{port},CONTROLLER://{host}:{cport}",
         "advertised.listeners": f"BROKER://{host}:{port}",
@@ -203,19 +219,58 @@ def _make_certificates(cfg: Config) -> None:
     for key in (ca_key, broker_key):
         # created 0600 first: openssl then writes into the existing file
         write_private(key, "")
-        _run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(key)],
-            what=f"key {key.name}")
-    _run(["openssl", "req", "-x509", "-new", "-key", str(ca_key), "-sha256", "-days", "3650",
-         "-subj", "/CN=brokerstream local CA", "-out", str(ca_file(cfg))], what="CA certificate")
+        _run(
+            ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(key)],
+            what=f"key {key.name}",
+        )
+    _run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-new",
+            "-key",
+            str(ca_key),
+            "-sha256",
+            "-days",
+            "3650",
+            "-subj",
+            "/CN=brokerstream local CA",
+            "-out",
+            str(ca_file(cfg)),
+        ],
+        what="CA certificate",
+    )
     names = {"IP:127.0.0.1", "DNS:localhost"}
     names.add(f"IP:{cfg.bind}" if cfg.bind.replace(".", "").isdigit() else f"DNS:{cfg.bind}")
     ext.write_text(f"subjectAltName={','.join(sorted(names))}\nextendedKeyUsage=serverAuth,clientAuth\n")
-    _run(["openssl", "req", "-new", "-key", str(broker_key), "-subj", f"/CN={BROKER_CN}", "-out", str(csr)],
-        what="broker certificate request")
+    _run(
+        ["openssl", "req", "-new", "-key", str(broker_key), "-subj", f"/CN={BROKER_CN}", "-out", str(csr)],
+        what="broker certificate request",
+    )
     cert = d / "broker.crt"
-    _run(["openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca_file(cfg)), "-CAkey", str(ca_key),
-         "-CAcreateserial", "-days", "825", "-sha256", "-extfile", str(ext), "-out", str(cert)],
-        what="broker certificate")
+    _run(
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            str(csr),
+            "-CA",
+            str(ca_file(cfg)),
+            "-CAkey",
+            str(ca_key),
+            "-CAcreateserial",
+            "-days",
+            "825",
+            "-sha256",
+            "-extfile",
+            str(ext),
+            "-out",
+            str(cert),
+        ],
+        what="broker certificate",
+    )
     write_private(broker_pem(cfg), broker_key.read_text() + cert.read_text())
     for tmp in (csr, ext):
         tmp.unlink()
@@ -224,12 +279,26 @@ def _make_certificates(cfg: Config) -> None:
 def apply_acls(admin, timeout: float = 30.0) -> int:
     """Creates the ACLs of `acls()` through an admin client logged in as the super user (creating an
     existing binding is a no-op); returns how many bindings there are."""
-    from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType, ResourcePatternType,
-                                       ResourceType)
-    resource = {"TOPIC": ResourceType.TOPIC, "GROUP": ResourceType.GROUP,
-                "TRANSACTIONAL_ID": ResourceType.TRANSACTIONAL_ID, "CLUSTER": ResourceType.BROKER}
-    bindings = [AclBinding(resource[a.resource], a.name, ResourcePatternType.LITERAL, f"User:{a.principal}", "*",
-                           AclOperation[a.operation], AclPermissionType[a.permission]) for a in acls()]
-    for binding, future in admin.create_acls(bindings, request_timeout=timeout).items():
+    from confluent_kafka.admin import AclBinding, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+
+    resource = {
+        "TOPIC": ResourceType.TOPIC,
+        "GROUP": ResourceType.GROUP,
+        "TRANSACTIONAL_ID": ResourceType.TRANSACTIONAL_ID,
+        "CLUSTER": ResourceType.BROKER,
+    }
+    bindings = [
+        AclBinding(
+            resource[a.resource],
+            a.name,
+            ResourcePatternType.LITERAL,
+            f"User:{a.principal}",
+            "*",
+            AclOperation[a.operation],
+            AclPermissionType[a.permission],
+        )
+        for a in acls()
+    ]
+    for future in admin.create_acls(bindings, request_timeout=timeout).values():
         future.result(timeout)
     return len(bindings)

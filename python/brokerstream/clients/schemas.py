@@ -6,6 +6,7 @@ with every named type it uses inlined at first use, which is what the Java SCHEM
 Registration goes through the Confluent REST API; the registry's compatibility rule (BACKWARD)
 decides whether a changed schema may become the next version of its subject.
 """
+
 from __future__ import annotations
 
 import copy
@@ -16,8 +17,8 @@ from typing import Any
 
 import requests
 
-from brokerstream.common.errors import UserError
 from brokerstream.common.config import ROOT, Config
+from brokerstream.common.errors import UserError
 from brokerstream.common.topics import load_catalog
 
 SCHEMA_DIR = ROOT / "schemas" / "src" / "main" / "avro"
@@ -105,8 +106,13 @@ def _java_style(node: Any, namespace: str | None) -> Any:
                 out["default"] = node["default"]
         else:
             out["size"] = node["size"]
-        out.update({k: v for k, v in node.items()
-                    if k not in out and k not in ("namespace", "aliases", "symbols", "size", "fields")})
+        out.update(
+            {
+                k: v
+                for k, v in node.items()
+                if k not in out and k not in ("namespace", "aliases", "symbols", "size", "fields")
+            }
+        )
         if "aliases" in node:
             out["aliases"] = node["aliases"]
         return out
@@ -143,26 +149,39 @@ class Registry:
     def __init__(self, url: str, timeout: float = 10.0):
         from requests.adapters import HTTPAdapter
         from urllib3.util.retry import Retry
+
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.http = requests.Session()
         self.http.headers["Content-Type"] = CONTENT_TYPE
         # A registry that is restarting is asked again with backoff (about 40 s in all), not given up on;
         # 4xx answers (incompatible, unknown) are final at once.
-        retry = Retry(total=12, connect=12, read=6, status=12, backoff_factor=0.2, backoff_max=5,
-                      status_forcelist=(500, 502, 503, 504), allowed_methods=None, raise_on_status=False)
+        retry = Retry(
+            total=12,
+            connect=12,
+            read=6,
+            status=12,
+            backoff_factor=0.2,
+            backoff_max=5,
+            status_forcelist=(500, 502, 503, 504),
+            allowed_methods=None,
+            raise_on_status=False,
+        )
         self.http.mount("http://", HTTPAdapter(max_retries=retry))
         self.http.mount("https://", HTTPAdapter(max_retries=retry))
 
     def _post(self, path: str, schema: str) -> requests.Response:
-        return self.http.post(self.url + path, data=json.dumps({"schema": schema, "schemaType": "AVRO"}),
-                              timeout=self.timeout)
+        return self.http.post(
+            self.url + path, data=json.dumps({"schema": schema, "schemaType": "AVRO"}), timeout=self.timeout
+        )
 
     def register(self, subject: str, schema: str) -> Registration:
         resp = self._post(f"/subjects/{subject}/versions", schema)
         if resp.status_code == 409:
-            raise SchemaError(f"{subject}: the registry refuses this schema as incompatible with the "
-                              f"registered versions (compatibility {self.compatibility(subject)}): {resp.text}")
+            raise SchemaError(
+                f"{subject}: the registry refuses this schema as incompatible with the "
+                f"registered versions (compatibility {self.compatibility(subject)}): {resp.text}"
+            )
         if not resp.ok:
             raise SchemaError(f"{subject}: registration failed: HTTP {resp.status_code} {resp.text}")
         schema_id = resp.json()["id"]
@@ -203,8 +222,7 @@ def topic_subjects(cfg: Config) -> list[tuple[str, str]]:
     return [(f"{t.name}-value", t.value) for t in load_catalog(cfg) if t.value]
 
 
-def check_all(cfg: Config, subjects: list[tuple[str, str]] | None = None,
-              schema_dir: Path = SCHEMA_DIR) -> list[str]:
+def check_all(cfg: Config, subjects: list[tuple[str, str]] | None = None, schema_dir: Path = SCHEMA_DIR) -> list[str]:
     """Problems registering would meet: one line per subject whose schema is incompatible with its
     latest registered version (by the registry's rule, BACKWARD)."""
     registry = Registry(cfg.registry_url)
@@ -216,8 +234,9 @@ def check_all(cfg: Config, subjects: list[tuple[str, str]] | None = None,
     return problems
 
 
-def register_all(cfg: Config, subjects: list[tuple[str, str]] | None = None,
-                 schema_dir: Path = SCHEMA_DIR) -> list[Registration]:
+def register_all(
+    cfg: Config, subjects: list[tuple[str, str]] | None = None, schema_dir: Path = SCHEMA_DIR
+) -> list[Registration]:
     """Check every subject first, then register: a failing check registers nothing."""
     subjects = subjects or topic_subjects(cfg)
     problems = check_all(cfg, subjects, schema_dir)
@@ -236,4 +255,5 @@ REGISTRY_TIMEOUT_S = 15
 def registry_client(cfg: Config):
     """confluent-kafka's client of the Confluent-compatible registry API, with a request timeout."""
     from confluent_kafka.schema_registry import SchemaRegistryClient
+
     return SchemaRegistryClient({"url": cfg.registry_url, "timeout": REGISTRY_TIMEOUT_S})

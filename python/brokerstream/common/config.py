@@ -4,6 +4,7 @@ Every key of the defaults file may be overridden by an environment variable of t
 values may refer to other keys as ${KEY}. The launcher, the tests and the tooling all read the
 configuration through `load()`, so a test stack is just a different environment.
 """
+
 from __future__ import annotations
 
 import os
@@ -119,8 +120,10 @@ class Config:
     def kafka_brokers(self) -> int:
         count = self.int("BS_KAFKA_BROKERS")
         if count not in KAFKA_CLUSTER_SIZES:
-            raise ConfigError(f"BS_KAFKA_BROKERS must be one of {KAFKA_CLUSTER_SIZES}, got {count}: a cluster "
-                              "that survives the loss of a broker needs a majority of controllers left")
+            raise ConfigError(
+                f"BS_KAFKA_BROKERS must be one of {KAFKA_CLUSTER_SIZES}, got {count}: a cluster "
+                "that survives the loss of a broker needs a majority of controllers left"
+            )
         return count
 
     @property
@@ -188,8 +191,11 @@ class Config:
 
     def postgres_dsn(self, db: str | None = None) -> str:
         from urllib.parse import quote  # a password may hold '@', ':' or '/'
-        return (f"postgresql://{quote(self['BS_POSTGRES_USER'], safe='')}:{quote(self['BS_POSTGRES_PASSWORD'], safe='')}"
-                f"@{self['BS_POSTGRES_HOST']}:{self.port('postgres')}/{db or self['BS_POSTGRES_DB']}")
+
+        return (
+            f"postgresql://{quote(self['BS_POSTGRES_USER'], safe='')}:{quote(self['BS_POSTGRES_PASSWORD'], safe='')}"
+            f"@{self['BS_POSTGRES_HOST']}:{self.port('postgres')}/{db or self['BS_POSTGRES_DB']}"
+        )
 
     def java(self, min_version: int = 17) -> str:
         home = self["BS_JAVA21_HOME"] if min_version > 17 else self.get("BS_JAVA_HOME", "")

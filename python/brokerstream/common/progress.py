@@ -1,4 +1,5 @@
 """One progress line per long step, with its duration; failures name the step."""
+
 from __future__ import annotations
 
 import subprocess
@@ -36,11 +37,25 @@ def step(tag: str, label: str) -> Iterator[None]:
     say(tag, f"{label} done in {time.monotonic() - t0:.1f} s")
 
 
-def run(argv: Sequence[str], *, log: Path | None = None, cwd: Path | None = None,
-        env: Mapping[str, str] | None = None, what: str | None = None, user: str | None = None) -> None:
+def run(
+    argv: Sequence[str],
+    *,
+    log: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    what: str | None = None,
+    user: str | None = None,
+) -> None:
     """Run a command; on failure raise with the tail of its output (kept whole in log, if given)."""
-    proc = subprocess.run(list(argv), cwd=cwd, env=dict(env) if env is not None else None,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, user=user)
+    proc = subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        user=user,
+    )
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(proc.stdout)

@@ -1,4 +1,5 @@
 """The topic catalog (platform/topics.yaml): parse it, and make a broker hold what it says."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -6,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from brokerstream.common.errors import UserError
 from brokerstream.common.config import ROOT, Config
+from brokerstream.common.errors import UserError
 
 CATALOG = ROOT / "platform" / "topics.yaml"
 
@@ -35,8 +36,16 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
     topics = []
     for name, spec in doc["topics"].items():
         spec = spec or {}
-        unknown = set(spec) - {"key", "key_schema", "value", "partitions", "compacted", "retention_ms",
-                               "replication_factor", "config"}
+        unknown = set(spec) - {
+            "key",
+            "key_schema",
+            "value",
+            "partitions",
+            "compacted",
+            "retention_ms",
+            "replication_factor",
+            "config",
+        }
         if unknown:
             raise CatalogError(f"{path}: topic {name}: unknown fields {sorted(unknown)}")
         partitions = spec.get("partitions", "default")
@@ -55,10 +64,17 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
             replication = cfg.kafka_replication
         if not isinstance(replication, int) or replication < 1:
             raise CatalogError(f"{path}: topic {name}: replication_factor must be a positive integer or 'default'")
-        topics.append(Topic(
-            name=name, partitions=partitions, replication_factor=replication,
-            value=spec.get("value"), key=str(spec.get("key", "")), key_schema=spec.get("key_schema"),
-            config=config))
+        topics.append(
+            Topic(
+                name=name,
+                partitions=partitions,
+                replication_factor=replication,
+                value=spec.get("value"),
+                key=str(spec.get("key", "")),
+                key_schema=spec.get("key_schema"),
+                config=config,
+            )
+        )
     return topics
 
 
@@ -72,8 +88,12 @@ def ensure_topics(conf: dict, topics: list[Topic], timeout: float = 30.0) -> dic
     to_create = [t for t in topics if t.name not in existing]
     if to_create:
         futures = admin.create_topics(
-            [NewTopic(t.name, num_partitions=t.partitions, replication_factor=t.replication_factor,
-                      config=t.config) for t in to_create], operation_timeout=timeout)
+            [
+                NewTopic(t.name, num_partitions=t.partitions, replication_factor=t.replication_factor, config=t.config)
+                for t in to_create
+            ],
+            operation_timeout=timeout,
+        )
         for name, future in futures.items():
             future.result()
             outcome[name] = "created"
@@ -92,17 +112,26 @@ def ensure_topics(conf: dict, topics: list[Topic], timeout: float = 30.0) -> dic
 def _sync_configs(admin, topics: list[Topic], outcome: dict[str, str], timeout: float) -> None:
     """Existing topics get the catalog's configuration where theirs differs (the catalog rules)."""
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+
     if not topics:
         return
-    described = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, t.name) for t in topics],
-                                       request_timeout=timeout)
+    described = admin.describe_configs(
+        [ConfigResource(ConfigResource.Type.TOPIC, t.name) for t in topics], request_timeout=timeout
+    )
     changes = []
     for t in topics:
         current = {k: v.value for k, v in described[ConfigResource(ConfigResource.Type.TOPIC, t.name)].result().items()}
         differing = {k: v for k, v in t.config.items() if current.get(k) != v}
         if differing:
-            changes.append(ConfigResource(ConfigResource.Type.TOPIC, t.name, incremental_configs=[
-                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in differing.items()]))
+            changes.append(
+                ConfigResource(
+                    ConfigResource.Type.TOPIC,
+                    t.name,
+                    incremental_configs=[
+                        ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in differing.items()
+                    ],
+                )
+            )
     if changes:
         for resource, future in admin.incremental_alter_configs(changes).items():
             future.result()

@@ -5,6 +5,7 @@ most of that budget walking the schema. These encoders write the fields in schem
 with the ids (account, instrument) pre-encoded once. The unit tests compare every byte with
 fastavro's generic encoder, so the two cannot drift apart silently.
 """
+
 from __future__ import annotations
 
 import struct
@@ -63,6 +64,7 @@ class StringCache(dict):
 
 class _LastTimestamp:
     """Orders produced in one millisecond share their timestamp's encoding."""
+
     ms = None
     encoded = b""
 
@@ -79,29 +81,44 @@ def _timestamp(ms: int) -> bytes:
 _TIME_IN_FORCE = {"IOC": 0, "GTC": 1, "DAY": 2}  # TimeInForce.avsc, in symbol order
 
 
-def encode_order(header: bytes, strings: StringCache, order_id: str, account_id: str, instrument_id: str,
-                 side: str, quantity: int, limit_micros: int | None, short_sale: bool, client_ts_ms: int,
-                 trace_id: str | None, time_in_force: str = "IOC",
-                 stop_micros: int | None = None) -> bytes:
+def encode_order(
+    header: bytes,
+    strings: StringCache,
+    order_id: str,
+    account_id: str,
+    instrument_id: str,
+    side: str,
+    quantity: int,
+    limit_micros: int | None,
+    short_sale: bool,
+    client_ts_ms: int,
+    trace_id: str | None,
+    time_in_force: str = "IOC",
+    stop_micros: int | None = None,
+) -> bytes:
     """Order.avsc, fields in schema order."""
-    return b"".join((
-        header,
-        string_bytes(order_id),
-        strings[account_id],
-        strings[instrument_id],
-        long_bytes(_SIDE[side]),
-        long_bytes(quantity),
-        b"\x00" if limit_micros is None else b"\x02" + decimal_bytes(limit_micros),
-        b"\x01" if short_sale else b"\x00",
-        _timestamp(client_ts_ms),
-        b"\x00" if trace_id is None else b"\x02" + string_bytes(trace_id),
-        long_bytes(_TIME_IN_FORCE[time_in_force]),
-        b"\x00" if stop_micros is None else b"\x02" + decimal_bytes(stop_micros),
-    ))
+    return b"".join(
+        (
+            header,
+            string_bytes(order_id),
+            strings[account_id],
+            strings[instrument_id],
+            long_bytes(_SIDE[side]),
+            long_bytes(quantity),
+            b"\x00" if limit_micros is None else b"\x02" + decimal_bytes(limit_micros),
+            b"\x01" if short_sale else b"\x00",
+            _timestamp(client_ts_ms),
+            b"\x00" if trace_id is None else b"\x02" + string_bytes(trace_id),
+            long_bytes(_TIME_IN_FORCE[time_in_force]),
+            b"\x00" if stop_micros is None else b"\x02" + decimal_bytes(stop_micros),
+        )
+    )
 
 
-def encode_tick(header: bytes, strings: StringCache, instrument_id: str, price_micros: int, event_ts_ms: int,
-                sequence: int) -> bytes:
+def encode_tick(
+    header: bytes, strings: StringCache, instrument_id: str, price_micros: int, event_ts_ms: int, sequence: int
+) -> bytes:
     """PriceTick.avsc, fields in schema order."""
-    return b"".join((header, strings[instrument_id], decimal_bytes(price_micros), long_bytes(event_ts_ms),
-                     long_bytes(sequence)))
+    return b"".join(
+        (header, strings[instrument_id], decimal_bytes(price_micros), long_bytes(event_ts_ms), long_bytes(sequence))
+    )

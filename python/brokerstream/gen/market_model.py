@@ -1,5 +1,6 @@
 """The market model both flows price options with (pricing/src/main/resources/market-model.properties),
 for the Python tools and tests: read from the same file the Java flows are built with."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -32,9 +33,11 @@ def load(path: Path = MODEL_FILE) -> MarketModel:
         if line and not line.startswith("#") and "=" in line:
             key, value = line.split("=", 1)
             values[key.strip()] = value.strip()
-    return MarketModel(rate=float(values["rate"]),
-                       american_put_horizon_years=float(values["american-put-horizon-years"]),
-                       days_per_year=float(values["days-per-year"]))
+    return MarketModel(
+        rate=float(values["rate"]),
+        american_put_horizon_years=float(values["american-put-horizon-years"]),
+        days_per_year=float(values["days-per-year"]),
+    )
 
 
 @lru_cache(maxsize=1)

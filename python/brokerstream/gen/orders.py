@@ -9,6 +9,7 @@ than the account holds unless the account may sell short.
 
 Deterministic: the same reference data, seed and clock give the same orders.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -18,15 +19,23 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple, Sequence, TypeVar
 
-T = TypeVar("T")
-
-from brokerstream.gen import market_model
-from brokerstream.gen import popularity
+from brokerstream.gen import market_model, popularity
 from brokerstream.gen.refdata import MICROS, RefData
 
+T = TypeVar("T")
+
 # Faults and the reason code the broker must answer them with.
-FAULTS = ("UNKNOWN_ACCOUNT", "ACCOUNT_INACTIVE", "MEMBER_INACTIVE", "UNKNOWN_INSTRUMENT", "OPTION_EXPIRED",
-          "INSUFFICIENT_BUYING_POWER", "SHORT_NOT_ALLOWED", "INVALID_QUANTITY", "INVALID_PRICE")
+FAULTS = (
+    "UNKNOWN_ACCOUNT",
+    "ACCOUNT_INACTIVE",
+    "MEMBER_INACTIVE",
+    "UNKNOWN_INSTRUMENT",
+    "OPTION_EXPIRED",
+    "INSUFFICIENT_BUYING_POWER",
+    "SHORT_NOT_ALLOWED",
+    "INVALID_QUANTITY",
+    "INVALID_PRICE",
+)
 DEFAULT_FAULT_RATE = 0.005
 MAX_PRICE_MICROS = 1_000_000 * MICROS  # the broker rejects limits above this as absurd (INVALID_PRICE)
 OPTION_QUANTITIES = (1, 1, 2, 3, 5, 10)
@@ -35,12 +44,12 @@ EQUITY_QUANTITIES = (1, 5, 10, 10, 20, 25, 50, 100)
 
 @dataclass
 class OrderMix:
-    option_share: float = 0.3        # of valid orders, on options
-    unwind: float = 0.45             # of valid orders on an account with positions, reducing one
-    short_sell: float = 0.05         # of valid orders on a short-allowed account, opening a short
-    limit_share: float = 0.2         # of valid orders carrying a (generous) limit price
-    zipf_s: float = 1.1              # popularity: weight of the k-th most popular equity is 1/k^s
-    exposure_cap: float = 0.25       # of a member's cash + credit a valid order may take it up to
+    option_share: float = 0.3  # of valid orders, on options
+    unwind: float = 0.45  # of valid orders on an account with positions, reducing one
+    short_sell: float = 0.05  # of valid orders on a short-allowed account, opening a short
+    limit_share: float = 0.2  # of valid orders carrying a (generous) limit price
+    zipf_s: float = 1.1  # popularity: weight of the k-th most popular equity is 1/k^s
+    exposure_cap: float = 0.25  # of a member's cash + credit a valid order may take it up to
     faults: dict[str, float] = field(default_factory=lambda: {f: DEFAULT_FAULT_RATE for f in FAULTS})
 
     def __post_init__(self) -> None:
@@ -52,7 +61,7 @@ class OrderMix:
 
 
 class GeneratedOrder(NamedTuple):
-    key: str                 # the member id: the orders topic's key
+    key: str  # the member id: the orders topic's key
     order_id: str
     account_id: str
     instrument_id: str
@@ -61,33 +70,51 @@ class GeneratedOrder(NamedTuple):
     limit_micros: int | None
     short_sale: bool
     client_ts_ms: int
-    expected: str            # ACCEPTED or a reason code
+    expected: str  # ACCEPTED or a reason code
 
     def as_record(self) -> dict:
         """The Order as confluent-kafka / fastavro take it."""
         from decimal import Decimal
-        return {"order_id": self.order_id, "account_id": self.account_id, "instrument_id": self.instrument_id,
-                "side": self.side, "quantity": self.quantity,
-                "limit_price": None if self.limit_micros is None else Decimal(self.limit_micros).scaleb(-6),
-                "short_sale": self.short_sale, "client_ts": self.client_ts_ms, "trace_id": None}
+
+        return {
+            "order_id": self.order_id,
+            "account_id": self.account_id,
+            "instrument_id": self.instrument_id,
+            "side": self.side,
+            "quantity": self.quantity,
+            "limit_price": None if self.limit_micros is None else Decimal(self.limit_micros).scaleb(-6),
+            "short_sale": self.short_sale,
+            "client_ts": self.client_ts_ms,
+            "trace_id": None,
+        }
 
 
 def rough_option_price(spot: int, strike: int, option_type: str, vol: float, years: float) -> int:
     """Intrinsic value plus the at-the-money time value (0.4 sigma S sqrt T), in micros: close enough
     to the broker's model price to keep generated exposure well inside buying power."""
     intrinsic = max(spot - strike, 0) if option_type == "CALL" else max(strike - spot, 0)
-    return max(MICROS // 100, intrinsic + int(0.4 * vol * spot * years ** 0.5))
+    return max(MICROS // 100, intrinsic + int(0.4 * vol * spot * years**0.5))
 
 
 def wall_clock_ms() -> int:
     import time
+
     return int(time.time() * 1000)
 
 
 class OrderGenerator:
-    def __init__(self, data: RefData, seed: int, mix: OrderMix | None = None, *, run_tag: str = "run",
-                 clock: Callable[[], int] = wall_clock_ms, today: dt.date | None = None,
-                 shard: tuple[int, int] = (0, 1), positions: dict[str, dict[str, int]] | None = None):
+    def __init__(
+        self,
+        data: RefData,
+        seed: int,
+        mix: OrderMix | None = None,
+        *,
+        run_tag: str = "run",
+        clock: Callable[[], int] = wall_clock_ms,
+        today: dt.date | None = None,
+        shard: tuple[int, int] = (0, 1),
+        positions: dict[str, dict[str, int]] | None = None,
+    ):
         """shard (i, n): generate for the i-th of n disjoint sets of members, so n processes can
         share a prefill without two of them tracking the same member's positions.
         positions: what accounts hold already ({account: {instrument: quantity}}), when the flow has
@@ -106,8 +133,9 @@ class OrderGenerator:
         active_members = {m for m, rec in members.items() if rec.status == "ACTIVE"}
         self.valid_accounts = [a for a in data_accounts if a.status == "ACTIVE" and a.member_id in active_members]
         self.suspended_accounts = [a for a in data_accounts if a.status != "ACTIVE" and a.member_id in active_members]
-        self.inactive_member_accounts = [a for a in data_accounts
-                                         if a.status == "ACTIVE" and a.member_id not in active_members]
+        self.inactive_member_accounts = [
+            a for a in data_accounts if a.status == "ACTIVE" and a.member_id not in active_members
+        ]
         self.no_short_accounts = [a for a in self.valid_accounts if not a.short_allowed]
         self.member_ids = sorted(members)
         starts = {s.instrument_id: s.start_price for s in data.equity_starts}
@@ -115,8 +143,11 @@ class OrderGenerator:
         self.price = dict(starts)
         instruments = {i.instrument_id: i for i in data.instruments}
         self.multiplier = {i.instrument_id: i.multiplier for i in data.instruments}
-        equities = [i.instrument_id for i in data.instruments
-                    if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.instrument_id in starts]
+        equities = [
+            i.instrument_id
+            for i in data.instruments
+            if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.instrument_id in starts
+        ]
         if not self.valid_accounts or not equities:
             raise ValueError("reference data has no active account or no priced active equity")
         self.equities = popularity.ranked(equities, seed)
@@ -132,8 +163,12 @@ class OrderGenerator:
             elif inst.maturity >= horizon:
                 self.live_options.setdefault(inst.underlying_id, []).append(inst.instrument_id)
                 self.price[inst.instrument_id] = rough_option_price(
-                    starts[inst.underlying_id], inst.strike, inst.option_type, vols[inst.underlying_id],
-                    market_model.current().years_to_expiry(inst.maturity, start_of_today))
+                    starts[inst.underlying_id],
+                    inst.strike,
+                    inst.option_type,
+                    vols[inst.underlying_id],
+                    market_model.current().years_to_expiry(inst.maturity, start_of_today),
+                )
         self.instruments = instruments
         # What the generator believes each account holds and each member has committed (at cost).
         self.positions: dict[str, dict[str, int]] = {}
@@ -194,9 +229,16 @@ class OrderGenerator:
         n = next(self.counter)
         return GeneratedOrder(
             key=account.member_id if account else self._pick(self.member_ids),
-            order_id=f"{self.id_prefix}-{n:010d}", account_id=account.account_id if account else f"A-UNKNOWN-{n}",
-            instrument_id=instrument_id, side=side, quantity=quantity, limit_micros=limit, short_sale=short_sale,
-            client_ts_ms=self.clock(), expected=expected)
+            order_id=f"{self.id_prefix}-{n:010d}",
+            account_id=account.account_id if account else f"A-UNKNOWN-{n}",
+            instrument_id=instrument_id,
+            side=side,
+            quantity=quantity,
+            limit_micros=limit,
+            short_sale=short_sale,
+            client_ts_ms=self.clock(),
+            expected=expected,
+        )
 
     def next(self) -> GeneratedOrder:
         if self.fault_kinds:
@@ -222,8 +264,9 @@ class OrderGenerator:
             if held.get(instrument_id, 0) <= 0:
                 qty = self._quantity(instrument_id)
                 self._book(account, instrument_id, -qty)
-                return self._order(account, instrument_id, "SELL", qty, self._limit(instrument_id, "SELL"), True,
-                                   "ACCEPTED")
+                return self._order(
+                    account, instrument_id, "SELL", qty, self._limit(instrument_id, "SELL"), True, "ACCEPTED"
+                )
         instrument_id = self._instrument()
         qty = self._quantity(instrument_id)
         if held.get(instrument_id, 0) < 0:  # buying back a short reduces exposure, as an unwind does
@@ -260,8 +303,7 @@ class OrderGenerator:
         if kind == "ACCOUNT_INACTIVE":
             return self._order(rng.choice(self.suspended_accounts), instrument_id, "BUY", qty, None, False, kind)
         if kind == "MEMBER_INACTIVE":
-            return self._order(rng.choice(self.inactive_member_accounts), instrument_id, "BUY", qty, None, False,
-                               kind)
+            return self._order(rng.choice(self.inactive_member_accounts), instrument_id, "BUY", qty, None, False, kind)
         if kind == "UNKNOWN_INSTRUMENT":
             return self._order(account, f"XX{rng.randrange(10**8):08d}", "BUY", qty, None, False, kind)
         if kind == "OPTION_EXPIRED":

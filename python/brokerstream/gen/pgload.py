@@ -4,6 +4,7 @@ Loading is idempotent: refdata_loads remembers the scale, seed and as-of date lo
 same again is a no-op, loading different data needs replace=True (the tables are emptied first,
 which Debezium carries to Kafka as deletes).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -13,8 +14,8 @@ from decimal import Decimal
 
 import psycopg
 
-from brokerstream.common.errors import UserError
 from brokerstream.common.config import Config
+from brokerstream.common.errors import UserError
 from brokerstream.gen import refdata
 from brokerstream.gen.refdata import RefData
 
@@ -32,7 +33,9 @@ def ensure_generated_keys(conn, data: RefData) -> int:
     for k in data.api_keys:
         missing += conn.execute(
             "INSERT INTO api_keys (key_sha256, key_id, member_id, label, status) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (key_sha256) DO NOTHING", (k.key_sha256, k.key_id, k.member_id, k.label, k.status)).rowcount
+            "ON CONFLICT (key_sha256) DO NOTHING",
+            (k.key_sha256, k.key_id, k.member_id, k.label, k.status),
+        ).rowcount
     return missing
 
 
@@ -67,8 +70,10 @@ def load(cfg: Config, data: RefData, *, replace: bool = False, progress=print) -
                 progress(f"[refdata] {table}: {len(rows):,} rows in {elapsed:.1f} s")
             ensure_generated_keys(conn, data)
             progress(f"[refdata] api_keys: {len(data.api_keys):,} generated test keys (seed {data.seed})")
-            conn.execute("INSERT INTO refdata_loads (scale, seed, as_of, counts) VALUES (%s, %s, %s, %s)",
-                         (data.scale, data.seed, data.as_of, json.dumps(data.counts())))
+            conn.execute(
+                "INSERT INTO refdata_loads (scale, seed, as_of, counts) VALUES (%s, %s, %s, %s)",
+                (data.scale, data.seed, data.as_of, json.dumps(data.counts())),
+            )
     return f"loaded scale {data.scale}, seed {data.seed}, as of {data.as_of}: {data.counts()}"
 
 
@@ -82,19 +87,37 @@ def read(cfg: Config) -> RefData:
         load_row = conn.execute("SELECT scale, seed, as_of FROM refdata_loads").fetchone()
         scale, seed, as_of = load_row if load_row else ("unknown", 0, dt.date.today())
         data = RefData(scale=scale, seed=seed, as_of=as_of)
-        data.members = [refdata.Member(m, n, s, _micros(c)) for m, n, s, c in conn.execute(
-            "SELECT member_id, name, status, credit_limit FROM members ORDER BY member_id")]
-        data.accounts = [refdata.Account(a, m, s, _micros(c), sh) for a, m, s, c, sh in conn.execute(
-            "SELECT account_id, member_id, status, cash_balance, short_allowed FROM accounts ORDER BY account_id")]
+        data.members = [
+            refdata.Member(m, n, s, _micros(c))
+            for m, n, s, c in conn.execute(
+                "SELECT member_id, name, status, credit_limit FROM members ORDER BY member_id"
+            )
+        ]
+        data.accounts = [
+            refdata.Account(a, m, s, _micros(c), sh)
+            for a, m, s, c, sh in conn.execute(
+                "SELECT account_id, member_id, status, cash_balance, short_allowed FROM accounts ORDER BY account_id"
+            )
+        ]
         data.instruments = [
             refdata.Instrument(i, sym, cur, ex, name, kind, status, und, und_sym, mat, ot, _micros(k), mult, style)
             for i, sym, cur, ex, name, kind, status, und, und_sym, mat, ot, k, mult, style in conn.execute(
                 "SELECT instrument_id, symbol, currency, exchange, name, instrument_type, status, underlying_id, "
                 "underlying_symbol, maturity, option_type, strike, multiplier, exercise_style FROM instruments "
-                "ORDER BY instrument_type, instrument_id")]
-        data.equity_starts = [refdata.EquityStart(i, _micros(p), v) for i, p, v in conn.execute(
-            "SELECT instrument_id, start_price, volatility FROM equity_starts ORDER BY instrument_id")]
-        data.api_keys = [refdata.ApiKey(*row) for row in conn.execute(
-            "SELECT key_sha256, key_id, member_id, label, status FROM api_keys WHERE label = %s ORDER BY member_id",
-            (refdata.GENERATED_LABEL.format(seed=seed),))]
+                "ORDER BY instrument_type, instrument_id"
+            )
+        ]
+        data.equity_starts = [
+            refdata.EquityStart(i, _micros(p), v)
+            for i, p, v in conn.execute(
+                "SELECT instrument_id, start_price, volatility FROM equity_starts ORDER BY instrument_id"
+            )
+        ]
+        data.api_keys = [
+            refdata.ApiKey(*row)
+            for row in conn.execute(
+                "SELECT key_sha256, key_id, member_id, label, status FROM api_keys WHERE label = %s ORDER BY member_id",
+                (refdata.GENERATED_LABEL.format(seed=seed),),
+            )
+        ]
     return data

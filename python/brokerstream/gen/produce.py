@@ -3,6 +3,7 @@
 Producers partition with murmur2, as Java clients do: the streams app's interactive queries find a
 member's partition with the Java partitioner, so the orders topic must agree with it.
 """
+
 from __future__ import annotations
 
 import collections
@@ -14,10 +15,10 @@ from typing import Iterable
 
 from confluent_kafka import Producer
 
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_clients import TOOLS, client_conf
 from brokerstream.clients.kafka_security import GATEWAY, ORDERS_TOPIC
 from brokerstream.clients.schemas import Registry, schema_str
+from brokerstream.common.config import Config
 from brokerstream.gen.avro_binary import StringCache, encode_order, encode_tick, framed
 from brokerstream.gen.orders import GeneratedOrder
 from brokerstream.gen.ticks import Tick, TickGenerator
@@ -51,9 +52,9 @@ def command_value(cfg: Config, order_id: str, action: str = "CANCEL", **fields) 
     import fastavro
 
     from brokerstream.clients.schemas import load_schema
+
     out = io.BytesIO()
-    record = {"order_id": order_id, "action": action, "client_ts": int(time.time() * 1000), "trace_id": None,
-              **fields}
+    record = {"order_id": order_id, "action": action, "client_ts": int(time.time() * 1000), "trace_id": None, **fields}
     fastavro.schemaless_writer(out, fastavro.parse_schema(load_schema("OrderCommand")), record)
     return schema_header(cfg, "order-commands", "OrderCommand") + out.getvalue()
 
@@ -70,8 +71,13 @@ class ProduceReport:
         return self.produced / self.seconds if self.seconds else 0.0
 
     def to_json(self) -> dict:
-        return {"produced": self.produced, "seconds": round(self.seconds, 3), "rate": round(self.rate),
-                "expected": dict(self.expected), "errors": self.errors[:20]}
+        return {
+            "produced": self.produced,
+            "seconds": round(self.seconds, 3),
+            "rate": round(self.rate),
+            "expected": dict(self.expected),
+            "errors": self.errors[:20],
+        }
 
 
 def _send(p: Producer, topic: str, value: bytes, key: bytes, report: ProduceReport) -> None:
@@ -83,8 +89,9 @@ def _send(p: Producer, topic: str, value: bytes, key: bytes, report: ProduceRepo
             p.poll(0.05)
 
 
-def produce_orders(cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str = "orders",
-                   rate: float | None = None, progress=None) -> ProduceReport:
+def produce_orders(
+    cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str = "orders", rate: float | None = None, progress=None
+) -> ProduceReport:
     """Orders as fast as possible, or at `rate` per second; returns counts by expected outcome."""
     header = schema_header(cfg, topic, "Order")
     strings = StringCache()
@@ -101,8 +108,19 @@ def produce_orders(cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str 
     t0 = time.monotonic()
     next_report = t0 + 5
     for n, o in enumerate(orders, 1):
-        value = encode_order(header, strings, o.order_id, o.account_id, o.instrument_id, o.side, o.quantity,
-                             o.limit_micros, o.short_sale, o.client_ts_ms, None)
+        value = encode_order(
+            header,
+            strings,
+            o.order_id,
+            o.account_id,
+            o.instrument_id,
+            o.side,
+            o.quantity,
+            o.limit_micros,
+            o.short_sale,
+            o.client_ts_ms,
+            None,
+        )
         key = keys.get(o.key) or keys.setdefault(o.key, o.key.encode())
         _send(p, topic, value, key, report)
         report.expected[o.expected] += 1
@@ -124,8 +142,16 @@ def produce_orders(cfg: Config, orders: Iterable[GeneratedOrder], *, topic: str 
     return report
 
 
-def produce_ticks(cfg: Config, generator: TickGenerator, *, duration: float, snapshot: bool = True,
-                  topic: str = "price-ticks", progress=None, stop=None) -> ProduceReport:
+def produce_ticks(
+    cfg: Config,
+    generator: TickGenerator,
+    *,
+    duration: float,
+    snapshot: bool = True,
+    topic: str = "price-ticks",
+    progress=None,
+    stop=None,
+) -> ProduceReport:
     """An opening snapshot (every equity once), then a round every interval for `duration` seconds
     or until stop() says so."""
     header = schema_header(cfg, topic, "PriceTick")
@@ -136,8 +162,13 @@ def produce_ticks(cfg: Config, generator: TickGenerator, *, duration: float, sna
 
     def send(ticks: list[Tick]) -> None:
         for t in ticks:
-            _send(p, topic, encode_tick(header, strings, t.instrument_id, t.price_micros, t.event_ts_ms, t.sequence),
-                  t.instrument_id.encode(), report)
+            _send(
+                p,
+                topic,
+                encode_tick(header, strings, t.instrument_id, t.price_micros, t.event_ts_ms, t.sequence),
+                t.instrument_id.encode(),
+                report,
+            )
         report.expected["ticks"] += len(ticks)
         p.poll(0)
 
@@ -174,21 +205,27 @@ def _prefill_worker(cfg, make_generator, shard, count, rate, out):
     out.put(report)
 
 
-def prefill(cfg: Config, make_generator, count: int, *, workers: int = 1, rate: float | None = None,
-            progress=None) -> ProduceReport:
+def prefill(
+    cfg: Config, make_generator, count: int, *, workers: int = 1, rate: float | None = None, progress=None
+) -> ProduceReport:
     """`count` orders from `workers` processes, each generating for its own shard of the members.
     make_generator(shard) builds the generator for shard (i, workers)."""
     if workers == 1:
         generator = make_generator((0, 1))
         return produce_orders(cfg, (generator.next() for _ in range(count)), rate=rate, progress=progress)
     import multiprocessing
+
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
     shares = [count // workers + (1 if i < count % workers else 0) for i in range(workers)]
     t0 = time.monotonic()
-    procs = [ctx.Process(target=_prefill_worker,
-                         args=(cfg, make_generator, (i, workers), shares[i], rate / workers if rate else None, out))
-             for i in range(workers)]
+    procs = [
+        ctx.Process(
+            target=_prefill_worker,
+            args=(cfg, make_generator, (i, workers), shares[i], rate / workers if rate else None, out),
+        )
+        for i in range(workers)
+    ]
     for p in procs:
         p.start()
     reports = [out.get() for _ in procs]
@@ -202,8 +239,9 @@ def prefill(cfg: Config, make_generator, count: int, *, workers: int = 1, rate: 
     return total
 
 
-def produce_prices(cfg: Config, prices: dict[str, int], *, event_ts_ms: int | None = None,
-                   topic: str = "price-ticks") -> int:
+def produce_prices(
+    cfg: Config, prices: dict[str, int], *, event_ts_ms: int | None = None, topic: str = "price-ticks"
+) -> int:
     """One tick per instrument at the given price (micros): for tests and experiments that need to
     know exactly which price the flow saw last."""
     header = schema_header(cfg, topic, "PriceTick")
@@ -212,7 +250,9 @@ def produce_prices(cfg: Config, prices: dict[str, int], *, event_ts_ms: int | No
     p = producer(cfg)
     ts = event_ts_ms or int(time.time() * 1000)
     for n, (instrument, micros) in enumerate(sorted(prices.items())):
-        _send(p, topic, encode_tick(header, strings, instrument, micros, ts, ts * 1000 + n), instrument.encode(), report)
+        _send(
+            p, topic, encode_tick(header, strings, instrument, micros, ts, ts * 1000 + n), instrument.encode(), report
+        )
     remaining = p.flush(30)
     if remaining:
         raise RuntimeError(f"{remaining} ticks not delivered within 30 s")

@@ -7,6 +7,7 @@ to Postgres as NUMERIC(18,6); only volatilities are floats (a model parameter).
 
 Loaded into Postgres with COPY; Debezium carries the rows to Kafka (connectors/).
 """
+
 from __future__ import annotations
 
 import calendar
@@ -26,8 +27,8 @@ class Scale:
     members: int
     accounts_per_member: int
     equities: int
-    maturities: int          # per equity; the first is already expired
-    strikes: int             # per maturity, each as PUT and CALL
+    maturities: int  # per equity; the first is already expired
+    strikes: int  # per maturity, each as PUT and CALL
 
 
 SCALES = {
@@ -54,6 +55,7 @@ class Member:
 @dataclass(frozen=True)
 class ApiKey:
     """A row of api_keys: never the key, only its hash."""
+
     key_sha256: str
     key_id: str
     member_id: str
@@ -109,8 +111,12 @@ class RefData:
     api_keys: list[ApiKey] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        return {"members": len(self.members), "accounts": len(self.accounts),
-                "instruments": len(self.instruments), "equity_starts": len(self.equity_starts)}
+        return {
+            "members": len(self.members),
+            "accounts": len(self.accounts),
+            "instruments": len(self.instruments),
+            "equity_starts": len(self.equity_starts),
+        }
 
 
 def api_key(seed: int, member_id: str) -> str:
@@ -164,7 +170,7 @@ def maturity_dates(as_of: dt.date, count: int) -> list[dt.date]:
 def strike_step(price_micros: int) -> int:
     """The round strike interval (0.5, 1, 2.5, 5, 10, 25, ...) nearest 5 % of the price."""
     target = price_micros * 0.05
-    candidates = [int(base * 10 ** e * MICROS) for e in range(6) for base in (0.5, 1, 2.5, 5)]
+    candidates = [int(base * 10**e * MICROS) for e in range(6) for base in (0.5, 1, 2.5, 5)]
     return min(candidates, key=lambda c: abs(c - target))
 
 
@@ -191,21 +197,30 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
         member_id = f"M{m:06d}"
         # Every 25th member (and the last of a tiny set) is suspended, so MEMBER_INACTIVE is reachable.
         suspended = m % 25 == 0 or (size.members < 25 and m == size.members)
-        data.members.append(Member(
-            member_id=member_id, name=f"Member {m} Securities", status="SUSPENDED" if suspended else "ACTIVE",
-            credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS))
+        data.members.append(
+            Member(
+                member_id=member_id,
+                name=f"Member {m} Securities",
+                status="SUSPENDED" if suspended else "ACTIVE",
+                credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS,
+            )
+        )
         data.api_keys.append(generated_key(seed, member_id))
         for a in range(size.accounts_per_member):
             n = (m - 1) * size.accounts_per_member + a + 1
             # An account id names the same member at every scale (an account's member is fixed for life, and
             # Postgres refuses a reload that would move one): member m owns A{10(m-1)+1} to A{10(m-1)+10}.
             number = (m - 1) * ACCOUNT_ID_STRIDE + a + 1
-            data.accounts.append(Account(
-                account_id=f"A{number:07d}", member_id=member_id,
-                # Every 7th account is suspended, so ACCOUNT_INACTIVE is reachable at every scale.
-                status="SUSPENDED" if n % 7 == 0 else "ACTIVE",
-                cash_balance=rng.randrange(1_000_000, 50_000_000) * MICROS + rng.randrange(0, 100) * 10_000,
-                short_allowed=(n % 2 == 1)))
+            data.accounts.append(
+                Account(
+                    account_id=f"A{number:07d}",
+                    member_id=member_id,
+                    # Every 7th account is suspended, so ACCOUNT_INACTIVE is reachable at every scale.
+                    status="SUSPENDED" if n % 7 == 0 else "ACTIVE",
+                    cash_balance=rng.randrange(1_000_000, 50_000_000) * MICROS + rng.randrange(0, 100) * 10_000,
+                    short_allowed=(n % 2 == 1),
+                )
+            )
 
     maturities = maturity_dates(as_of, size.maturities)
     option_no = 0
@@ -215,23 +230,48 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
         # Log-normal start prices between a few dollars and a few hundred.
         price = max(MICROS, int(round(math.exp(rng.gauss(math.log(60), 0.9)), 2) * MICROS))
         vol = round(rng.uniform(0.15, 0.60), 4)
-        data.instruments.append(Instrument(
-            instrument_id=equity_id, symbol=symbol, currency="USD", exchange="XNYS" if e % 2 else "XNAS",
-            name=f"{symbol} Holdings", instrument_type="EQUITY", status="ACTIVE", underlying_id=None,
-            underlying_symbol=None, maturity=None, option_type=None, strike=None, multiplier=1,
-            exercise_style=None))
+        data.instruments.append(
+            Instrument(
+                instrument_id=equity_id,
+                symbol=symbol,
+                currency="USD",
+                exchange="XNYS" if e % 2 else "XNAS",
+                name=f"{symbol} Holdings",
+                instrument_type="EQUITY",
+                status="ACTIVE",
+                underlying_id=None,
+                underlying_symbol=None,
+                maturity=None,
+                option_type=None,
+                strike=None,
+                multiplier=1,
+                exercise_style=None,
+            )
+        )
         data.equity_starts.append(EquityStart(equity_id, price, vol))
         style = "EUROPEAN" if e % 2 == 0 else "AMERICAN"
         for maturity in maturities:
             for strike in strikes_around(price, size.strikes):
                 for option_type in ("CALL", "PUT"):
                     option_no += 1
-                    options.append(Instrument(
-                        instrument_id=f"OP{option_no:08d}", symbol=occ_symbol(symbol, maturity, option_type, strike),
-                        currency="USD", exchange="XCBO", name=f"{symbol} {maturity:%d %b %Y} {option_type} {strike / MICROS:g}",
-                        instrument_type="OPTION", status="ACTIVE", underlying_id=equity_id, underlying_symbol=symbol,
-                        maturity=maturity, option_type=option_type, strike=strike, multiplier=100,
-                        exercise_style=style))
+                    options.append(
+                        Instrument(
+                            instrument_id=f"OP{option_no:08d}",
+                            symbol=occ_symbol(symbol, maturity, option_type, strike),
+                            currency="USD",
+                            exchange="XCBO",
+                            name=f"{symbol} {maturity:%d %b %Y} {option_type} {strike / MICROS:g}",
+                            instrument_type="OPTION",
+                            status="ACTIVE",
+                            underlying_id=equity_id,
+                            underlying_symbol=symbol,
+                            maturity=maturity,
+                            option_type=option_type,
+                            strike=strike,
+                            multiplier=100,
+                            exercise_style=style,
+                        )
+                    )
     data.instruments.extend(options)
     return data
 
@@ -244,15 +284,56 @@ def micros_text(micros: int) -> str:
 
 def rows(data: RefData) -> Iterator[tuple[str, list[str], list[tuple]]]:
     """(table, columns, rows) in load order, values as Postgres COPY takes them."""
-    yield "members", ["member_id", "name", "status", "credit_limit"], [
-        (m.member_id, m.name, m.status, micros_text(m.credit_limit)) for m in data.members]
-    yield "accounts", ["account_id", "member_id", "status", "cash_balance", "short_allowed"], [
-        (a.account_id, a.member_id, a.status, micros_text(a.cash_balance), a.short_allowed) for a in data.accounts]
-    yield "instruments", ["instrument_id", "symbol", "currency", "exchange", "name", "instrument_type", "status",
-                          "underlying_id", "underlying_symbol", "maturity", "option_type", "strike", "multiplier",
-                          "exercise_style"], [
-        (i.instrument_id, i.symbol, i.currency, i.exchange, i.name, i.instrument_type, i.status, i.underlying_id,
-         i.underlying_symbol, i.maturity, i.option_type, None if i.strike is None else micros_text(i.strike),
-         i.multiplier, i.exercise_style) for i in data.instruments]
-    yield "equity_starts", ["instrument_id", "start_price", "volatility"], [
-        (s.instrument_id, micros_text(s.start_price), s.volatility) for s in data.equity_starts]
+    yield (
+        "members",
+        ["member_id", "name", "status", "credit_limit"],
+        [(m.member_id, m.name, m.status, micros_text(m.credit_limit)) for m in data.members],
+    )
+    yield (
+        "accounts",
+        ["account_id", "member_id", "status", "cash_balance", "short_allowed"],
+        [(a.account_id, a.member_id, a.status, micros_text(a.cash_balance), a.short_allowed) for a in data.accounts],
+    )
+    yield (
+        "instruments",
+        [
+            "instrument_id",
+            "symbol",
+            "currency",
+            "exchange",
+            "name",
+            "instrument_type",
+            "status",
+            "underlying_id",
+            "underlying_symbol",
+            "maturity",
+            "option_type",
+            "strike",
+            "multiplier",
+            "exercise_style",
+        ],
+        [
+            (
+                i.instrument_id,
+                i.symbol,
+                i.currency,
+                i.exchange,
+                i.name,
+                i.instrument_type,
+                i.status,
+                i.underlying_id,
+                i.underlying_symbol,
+                i.maturity,
+                i.option_type,
+                None if i.strike is None else micros_text(i.strike),
+                i.multiplier,
+                i.exercise_style,
+            )
+            for i in data.instruments
+        ],
+    )
+    yield (
+        "equity_starts",
+        ["instrument_id", "start_price", "volatility"],
+        [(s.instrument_id, micros_text(s.start_price), s.volatility) for s in data.equity_starts],
+    )

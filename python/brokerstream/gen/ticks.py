@@ -8,14 +8,14 @@ seed and its id: the same seed gives the same path for an equity whatever else i
 
 The GBM state is a float (model maths); the emitted price is rounded to the micro (scale 6).
 """
+
 from __future__ import annotations
 
 import math
 import random
 from dataclasses import dataclass
 
-from brokerstream.gen import market_model
-from brokerstream.gen import popularity
+from brokerstream.gen import market_model, popularity
 from brokerstream.gen.refdata import RefData
 
 SECONDS_PER_YEAR = market_model.current().days_per_year * 24 * 3600  # volatilities are per model year
@@ -24,9 +24,9 @@ SECONDS_PER_YEAR = market_model.current().days_per_year * 24 * 3600  # volatilit
 @dataclass
 class Equity:
     instrument_id: str
-    price: float           # current GBM state, in currency units
+    price: float  # current GBM state, in currency units
     sigma: float
-    p_tick: float          # probability of a tick in one round
+    p_tick: float  # probability of a tick in one round
     rng: random.Random
     last_round: int = 0
     sequence: int = 0
@@ -45,8 +45,17 @@ def gbm_step(price: float, mu: float, sigma: float, dt_years: float, z: float) -
 
 
 class TickGenerator:
-    def __init__(self, data: RefData, seed: int, *, rate: float = 10_000, interval: float | None = None,
-                 mu: float = 0.0, time_scale: float = 1.0, zipf_s: float = 1.1):
+    def __init__(
+        self,
+        data: RefData,
+        seed: int,
+        *,
+        rate: float = 10_000,
+        interval: float | None = None,
+        mu: float = 0.0,
+        time_scale: float = 1.0,
+        zipf_s: float = 1.1,
+    ):
         """interval None: the longest round from 0.1 s down to 5 ms in which at most a few popular
         equities need more than one tick. An equity whose share of a round is above one tick ticks
         several times in it (each a GBM step over its part of the round), so the rate is as asked."""
@@ -54,21 +63,32 @@ class TickGenerator:
             raise ValueError("rate and interval must be positive")
         self.mu, self.time_scale = mu, time_scale
         starts = {s.instrument_id: s for s in data.equity_starts}
-        active = [i.instrument_id for i in data.instruments
-                  if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.instrument_id in starts]
+        active = [
+            i.instrument_id
+            for i in data.instruments
+            if i.instrument_type == "EQUITY" and i.status == "ACTIVE" and i.instrument_id in starts
+        ]
         ranked = popularity.ranked(active, seed)
         weights = popularity.zipf_weights(len(ranked), zipf_s)
         total = sum(weights)
         if interval is None:
             interval = 0.1
-            while interval > 0.005 and sum(min(1.0, rate * interval * w / total) for w in weights) < 0.9 * rate * interval:
+            while (
+                interval > 0.005 and sum(min(1.0, rate * interval * w / total) for w in weights) < 0.9 * rate * interval
+            ):
                 interval = max(0.005, interval / 2)
         self.interval = interval
         per_round = rate * interval
         self.equities = [
-            Equity(instrument_id=i, price=starts[i].start_price / 1e6, sigma=starts[i].volatility,
-                   p_tick=per_round * w / total, rng=random.Random(f"ticks:{seed}:{i}"))
-            for i, w in zip(ranked, weights)]
+            Equity(
+                instrument_id=i,
+                price=starts[i].start_price / 1e6,
+                sigma=starts[i].volatility,
+                p_tick=per_round * w / total,
+                rng=random.Random(f"ticks:{seed}:{i}"),
+            )
+            for i, w in zip(ranked, weights)
+        ]
         self.round_no = 0
 
     @property

@@ -13,6 +13,7 @@ with the limits in force. The limits are lifted, and the configured threads and 
 restored, when the experiment ends, fails or is interrupted. The load generators run outside the
 stack's groups: they are not limited, but they share this machine's cores.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -21,13 +22,12 @@ import os
 import uuid
 from dataclasses import dataclass
 
-from brokerstream.metrics import store
 from brokerstream.common.config import Config
 from brokerstream.common.errors import UserError
+from brokerstream.lab.steps import Step
 from brokerstream.launcher.provision import default_stack
 from brokerstream.loadtest import driver
-from brokerstream.lab.steps import Step
-
+from brokerstream.metrics import store
 
 THESIS = "thesis"
 
@@ -77,9 +77,11 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     stack = default_stack(cfg)
     groups = stack.cpu
     if not groups.enabled:
-        raise UserError("resource steps need a writable cgroup v1 cpu hierarchy (run as root; BS_CPU_PRIORITY "
-                        "must not be off)")
+        raise UserError(
+            "resource steps need a writable cgroup v1 cpu hierarchy (run as root; BS_CPU_PRIORITY must not be off)"
+        )
     from brokerstream.gen import pgload
+
     data = pgload.read(cfg)
     if not data.accounts:
         raise UserError("no reference data: ./brokerstream refdata load --scale small")
@@ -87,16 +89,30 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     tick_rate = tick_rate_of(plan.tick_rate, equities)
     http_ticks = tick_rate if plan.http_tick_rate is None else plan.http_tick_rate
     experiment_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
-    conditions = {"pnl_positions": plan.pnl_positions, "pnl_tick_rate": plan.pnl_tick_rate,
-                  "pnl_seconds": plan.pnl_seconds, "accounts": len(data.accounts),
-                  "instruments": len(data.instruments), "seed": data.seed,
-                  "machine_cores": os.cpu_count(), "warmup_orders": plan.warmup, "slo_p95_ms": plan.slo_p95_ms,
-                  "hold_seconds": plan.hold_seconds, "start_users": plan.start_users, "step_users": plan.step_users,
-                  "pnl_job": True, "connectors": True, "architecture": plan.architecture,
-                  "tick_rate": f"{plan.tick_rate}", "http_tick_rate": http_ticks}
-    progress(f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
-             f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
-             f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run")
+    conditions = {
+        "pnl_positions": plan.pnl_positions,
+        "pnl_tick_rate": plan.pnl_tick_rate,
+        "pnl_seconds": plan.pnl_seconds,
+        "accounts": len(data.accounts),
+        "instruments": len(data.instruments),
+        "seed": data.seed,
+        "machine_cores": os.cpu_count(),
+        "warmup_orders": plan.warmup,
+        "slo_p95_ms": plan.slo_p95_ms,
+        "hold_seconds": plan.hold_seconds,
+        "start_users": plan.start_users,
+        "step_users": plan.step_users,
+        "pnl_job": True,
+        "connectors": True,
+        "architecture": plan.architecture,
+        "tick_rate": f"{plan.tick_rate}",
+        "http_tick_rate": http_ticks,
+    }
+    progress(
+        f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
+        f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
+        f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run"
+    )
     base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
     deployed = base_parallelism
     threads_changed = False
@@ -112,25 +128,67 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                 deployed = wanted
             threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
             for repeat in range(1, plan.repeats + 1):
-                drain = driver.run_drain(scfg, orders=plan.orders, warmup=plan.warmup, scale_step=number,
-                                         tick_rate=tick_rate, timeout=plan.drain_timeout,
-                                         architecture=plan.architecture, progress=progress)
-                _record(cfg, experiment_id, number, step, repeat, "drain", drain.run_id, plan.orders,
-                        tick_rate, conditions, plan.architecture)
+                drain = driver.run_drain(
+                    scfg,
+                    orders=plan.orders,
+                    warmup=plan.warmup,
+                    scale_step=number,
+                    tick_rate=tick_rate,
+                    timeout=plan.drain_timeout,
+                    architecture=plan.architecture,
+                    progress=progress,
+                )
+                _record(
+                    cfg,
+                    experiment_id,
+                    number,
+                    step,
+                    repeat,
+                    "drain",
+                    drain.run_id,
+                    plan.orders,
+                    tick_rate,
+                    conditions,
+                    plan.architecture,
+                )
                 if plan.architecture == "baseline":
                     continue
-                pnl = driver.run_pnl(scfg, positions=plan.pnl_positions, tick_rate=plan.pnl_tick_rate,
-                                     duration=plan.pnl_seconds, scale_step=number, progress=progress)
-                _record(cfg, experiment_id, number, step, repeat, "pnl", pnl.run_id, plan.pnl_positions,
-                        plan.pnl_tick_rate, conditions)
-                http = driver.run_http(scfg, shape="breaking-point", users=plan.start_users,
-                                       duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
-                                       scale_step=number, tick_rate=http_ticks, progress=progress,
-                                       extra_env={"BS_LOAD_STEP_USERS": str(plan.step_users),
-                                                  "BS_LOAD_HOLD": str(plan.hold_seconds),
-                                                  "BS_LOAD_SLO_P95_MS": str(plan.slo_p95_ms),
-                                                  "BS_LOAD_MAX_USERS": str(plan.max_users),
-                                                  "BS_LOAD_WARMUP": str(plan.hold_seconds)})
+                pnl = driver.run_pnl(
+                    scfg,
+                    positions=plan.pnl_positions,
+                    tick_rate=plan.pnl_tick_rate,
+                    duration=plan.pnl_seconds,
+                    scale_step=number,
+                    progress=progress,
+                )
+                _record(
+                    cfg,
+                    experiment_id,
+                    number,
+                    step,
+                    repeat,
+                    "pnl",
+                    pnl.run_id,
+                    plan.pnl_positions,
+                    plan.pnl_tick_rate,
+                    conditions,
+                )
+                http = driver.run_http(
+                    scfg,
+                    shape="breaking-point",
+                    users=plan.start_users,
+                    duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
+                    scale_step=number,
+                    tick_rate=http_ticks,
+                    progress=progress,
+                    extra_env={
+                        "BS_LOAD_STEP_USERS": str(plan.step_users),
+                        "BS_LOAD_HOLD": str(plan.hold_seconds),
+                        "BS_LOAD_SLO_P95_MS": str(plan.slo_p95_ms),
+                        "BS_LOAD_MAX_USERS": str(plan.max_users),
+                        "BS_LOAD_WARMUP": str(plan.hold_seconds),
+                    },
+                )
                 _record(cfg, experiment_id, number, step, repeat, "http", http.run_id, 0, http_ticks, conditions)
     finally:
         groups.quota(None)
@@ -148,21 +206,64 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
 
 def _redeploy_pnl(cfg: Config, progress) -> None:
     from brokerstream.clients import flinkjobs
+
     progress(f"[lab] {flinkjobs.stop(cfg)}")
     progress(f"[lab] {flinkjobs.deploy(cfg)}")
 
 
-def _record(cfg: Config, experiment_id: str, number: int, step: Step, repeat: int, kind: str, run_id: str,
-            orders: int, tick_rate: float, conditions: dict, architecture: str = "streams") -> None:
+def _record(
+    cfg: Config,
+    experiment_id: str,
+    number: int,
+    step: Step,
+    repeat: int,
+    kind: str,
+    run_id: str,
+    orders: int,
+    tick_rate: float,
+    conditions: dict,
+    architecture: str = "streams",
+) -> None:
     client = store.connect(cfg)  # the run's own save has just applied the DDL
     try:
-        client.insert("experiment_runs", [[experiment_id, dt.datetime.now(dt.timezone.utc), number, step.name, repeat,
-                                           kind, run_id, step.vcpus, step.memory_gb,
-                                           step.stream_threads or cfg.int("BS_STREAMS_THREADS"),
-                                           step.pnl_parallelism or int(cfg.get("BS_PNL_PARALLELISM") or 1),
-                                           orders, tick_rate, json.dumps(conditions, sort_keys=True), architecture]],
-                      column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id",
-                                    "vcpus", "memory_gb", "stream_threads", "pnl_parallelism", "orders", "tick_rate",
-                                    "conditions", "architecture"])
+        client.insert(
+            "experiment_runs",
+            [
+                [
+                    experiment_id,
+                    dt.datetime.now(dt.timezone.utc),
+                    number,
+                    step.name,
+                    repeat,
+                    kind,
+                    run_id,
+                    step.vcpus,
+                    step.memory_gb,
+                    step.stream_threads or cfg.int("BS_STREAMS_THREADS"),
+                    step.pnl_parallelism or int(cfg.get("BS_PNL_PARALLELISM") or 1),
+                    orders,
+                    tick_rate,
+                    json.dumps(conditions, sort_keys=True),
+                    architecture,
+                ]
+            ],
+            column_names=[
+                "experiment_id",
+                "started",
+                "step",
+                "step_name",
+                "repeat",
+                "kind",
+                "run_id",
+                "vcpus",
+                "memory_gb",
+                "stream_threads",
+                "pnl_parallelism",
+                "orders",
+                "tick_rate",
+                "conditions",
+                "architecture",
+            ],
+        )
     finally:
         client.close()

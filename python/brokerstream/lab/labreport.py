@@ -1,5 +1,6 @@
 """The scaling report: one self-contained HTML page (data, charts and script inline; nothing fetched)
 for someone who never ran the system: what was run, on what, the curves, the tables, conclusions."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -11,11 +12,17 @@ from pathlib import Path
 
 import psutil
 
-from brokerstream.metrics import pricesheet
 from brokerstream.lab import analysis as lab_analysis
+from brokerstream.metrics import pricesheet
 
-COLORS = {"measured": "#1f5fbf", "fargate": "#2a9d5c", "model": "#d9480f", "pnl": "#7b3fb0", "sla": "#b8860b",
-          "baseline": "#8a8a8a"}
+COLORS = {
+    "measured": "#1f5fbf",
+    "fargate": "#2a9d5c",
+    "model": "#d9480f",
+    "pnl": "#7b3fb0",
+    "sla": "#b8860b",
+    "baseline": "#8a8a8a",
+}
 
 
 def _num(v) -> float:
@@ -38,41 +45,134 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
     names = [[s["step"], s["step_name"]] for s in steps]
     measured = lambda key, lo, hi, cost="usd_hour": [
         {"x": _num(s[cost]), "y": _num(s[key]), "lo": _num(s[lo]), "hi": _num(s[hi]), "label": s["step_name"]}
-        for s in steps]
-    out = [{"id": "chart-orders", "title": "Orders per second against dollars per hour (drain, ticks flowing)",
-            "x": {"label": "USD per hour", "log": True}, "y": {"label": "orders/s", "log": True},
-            "series": [{"name": "measured, on-demand prices", "kind": "points", "color": COLORS["measured"], "labels": True,
-                        "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max")},
-                       {"name": "measured, Fargate prices", "kind": "points", "color": COLORS["fargate"],
-                        "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max", "usd_hour_fargate")}]}]
+        for s in steps
+    ]
+    out = [
+        {
+            "id": "chart-orders",
+            "title": "Orders per second against dollars per hour (drain, ticks flowing)",
+            "x": {"label": "USD per hour", "log": True},
+            "y": {"label": "orders/s", "log": True},
+            "series": [
+                {
+                    "name": "measured, on-demand prices",
+                    "kind": "points",
+                    "color": COLORS["measured"],
+                    "labels": True,
+                    "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max"),
+                },
+                {
+                    "name": "measured, Fargate prices",
+                    "kind": "points",
+                    "color": COLORS["fargate"],
+                    "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max", "usd_hour_fargate"),
+                },
+            ],
+        }
+    ]
     if a.usl_orders is not None:
         u = a.usl_orders
         grid = sorted({s["vcpus"] for s in steps} | {p["vcpus"] for p in a.projection})
         model = [{"x": s["usd_hour"], "y": u.throughput(s["vcpus"]), "label": f"{s['vcpus']:g} vCPU"} for s in steps]
         model += [{"x": p["usd_hour"], "y": p["orders_per_s"], "label": f"{p['vcpus']} vCPU"} for p in a.projection]
-        out[0]["series"].append({"name": f"USL sigma={u.sigma:.3f} kappa={u.kappa:.4f}", "kind": "line", "dashed": True,
-                                 "model": True, "color": COLORS["model"], "points": sorted(model, key=lambda p: p["x"])})
-        out.append({"id": "chart-usl", "title": "Universal Scalability Law: measured steps and the model to 64 vCPU",
-                    "x": {"label": "vCPUs", "log": True}, "y": {"label": "orders/s", "log": False},
-                    "series": [{"name": "measured", "kind": "points", "color": COLORS["measured"], "labels": True,
-                                "points": [{"x": s["vcpus"], "y": _num(s["orders_per_s"]), "lo": _num(s["orders_per_s_min"]),
-                                            "hi": _num(s["orders_per_s_max"]), "label": s["step_name"]} for s in steps]},
-                               {"name": f"USL fit (R^2 {u.r2:.2f})", "kind": "line", "dashed": True, "model": True,
-                                "color": COLORS["model"],
-                                "points": [{"x": v, "y": u.throughput(v)} for v in _span(min(grid), 64)]}]})
-    out.append({"id": "chart-pnl", "title": "P&L flow: positions revalued per second against dollars per hour",
-                "x": {"label": "USD per hour", "log": True}, "y": {"label": "positions revalued/s", "log": False},
-                "series": [{"name": "measured, on-demand prices", "kind": "points", "color": COLORS["pnl"], "labels": True,
-                            "points": measured("pnl_per_s", "pnl_per_s_min", "pnl_per_s_max")}]})
-    out.append({"id": "chart-scalability", "title": "Scalability F(k)/F(k-1): orders/s per dollar against the step before",
-                "x": {"label": "step", "ticks": names}, "y": {"label": "F(k)/F(k-1)", "log": False},
-                "series": [{"name": "F(k)/F(k-1) (1 = break-even)", "kind": "bars", "color": COLORS["measured"],
-                            "points": [{"x": s["step"], "y": _num(s["scalability_vs_previous"]), "label": s["step_name"]}
-                                       for s in steps if s.get("scalability_vs_previous") is not None]}]})
-    out.append({"id": "chart-sla", "title": "C_SLA (requests/s at p95 SLO, errors < 1 %) and its cost per 1,000 requests",
-                "x": {"label": "USD per hour", "log": False}, "y": {"label": "requests/s at SLA", "log": False},
-                "series": [{"name": "C_SLA", "kind": "points", "color": COLORS["sla"], "labels": True,
-                            "points": measured("c_sla", "c_sla_min", "c_sla_max")}]})
+        out[0]["series"].append(
+            {
+                "name": f"USL sigma={u.sigma:.3f} kappa={u.kappa:.4f}",
+                "kind": "line",
+                "dashed": True,
+                "model": True,
+                "color": COLORS["model"],
+                "points": sorted(model, key=lambda p: p["x"]),
+            }
+        )
+        out.append(
+            {
+                "id": "chart-usl",
+                "title": "Universal Scalability Law: measured steps and the model to 64 vCPU",
+                "x": {"label": "vCPUs", "log": True},
+                "y": {"label": "orders/s", "log": False},
+                "series": [
+                    {
+                        "name": "measured",
+                        "kind": "points",
+                        "color": COLORS["measured"],
+                        "labels": True,
+                        "points": [
+                            {
+                                "x": s["vcpus"],
+                                "y": _num(s["orders_per_s"]),
+                                "lo": _num(s["orders_per_s_min"]),
+                                "hi": _num(s["orders_per_s_max"]),
+                                "label": s["step_name"],
+                            }
+                            for s in steps
+                        ],
+                    },
+                    {
+                        "name": f"USL fit (R^2 {u.r2:.2f})",
+                        "kind": "line",
+                        "dashed": True,
+                        "model": True,
+                        "color": COLORS["model"],
+                        "points": [{"x": v, "y": u.throughput(v)} for v in _span(min(grid), 64)],
+                    },
+                ],
+            }
+        )
+    out.append(
+        {
+            "id": "chart-pnl",
+            "title": "P&L flow: positions revalued per second against dollars per hour",
+            "x": {"label": "USD per hour", "log": True},
+            "y": {"label": "positions revalued/s", "log": False},
+            "series": [
+                {
+                    "name": "measured, on-demand prices",
+                    "kind": "points",
+                    "color": COLORS["pnl"],
+                    "labels": True,
+                    "points": measured("pnl_per_s", "pnl_per_s_min", "pnl_per_s_max"),
+                }
+            ],
+        }
+    )
+    out.append(
+        {
+            "id": "chart-scalability",
+            "title": "Scalability F(k)/F(k-1): orders/s per dollar against the step before",
+            "x": {"label": "step", "ticks": names},
+            "y": {"label": "F(k)/F(k-1)", "log": False},
+            "series": [
+                {
+                    "name": "F(k)/F(k-1) (1 = break-even)",
+                    "kind": "bars",
+                    "color": COLORS["measured"],
+                    "points": [
+                        {"x": s["step"], "y": _num(s["scalability_vs_previous"]), "label": s["step_name"]}
+                        for s in steps
+                        if s.get("scalability_vs_previous") is not None
+                    ],
+                }
+            ],
+        }
+    )
+    out.append(
+        {
+            "id": "chart-sla",
+            "title": "C_SLA (requests/s at p95 SLO, errors < 1 %) and its cost per 1,000 requests",
+            "x": {"label": "USD per hour", "log": False},
+            "y": {"label": "requests/s at SLA", "log": False},
+            "series": [
+                {
+                    "name": "C_SLA",
+                    "kind": "points",
+                    "color": COLORS["sla"],
+                    "labels": True,
+                    "points": measured("c_sla", "c_sla_min", "c_sla_max"),
+                }
+            ],
+        }
+    )
     return out
 
 
@@ -80,27 +180,66 @@ def comparison_charts(rows: list[dict]) -> list[dict]:
     """Both architectures on the same performance-to-cost axes: orders/s and P&L calculations/s
     during the drain against dollars per hour."""
     pts = lambda key: [{"x": _num(r["usd_hour"]), "y": _num(r[key]), "label": r["step_name"]} for r in rows]
-    return [{"id": "chart-architectures", "title": "Stream-native against the thesis's monolith: orders/s per $/h (drain)",
-             "x": {"label": "USD per hour", "log": True}, "y": {"label": "orders/s", "log": True},
-             "series": [{"name": "streams (stream-native)", "kind": "points", "color": COLORS["measured"], "labels": True,
-                         "points": pts("streams_orders_per_s")},
-                        {"name": "baseline (monolith on Postgres)", "kind": "points", "color": COLORS["baseline"],
-                         "labels": True, "points": pts("baseline_orders_per_s")}]},
-            {"id": "chart-architectures-pnl", "title": "P&L calculations/s during the drain, both architectures",
-             "x": {"label": "USD per hour", "log": True}, "y": {"label": "positions revalued/s", "log": True},
-             "series": [{"name": "streams (Flink P&L job)", "kind": "points", "color": COLORS["pnl"], "labels": True,
-                         "points": pts("streams_pnl_per_s")},
-                        {"name": "baseline (price threads, SQL)", "kind": "points", "color": COLORS["baseline"],
-                         "labels": True, "points": pts("baseline_pnl_per_s")}]}]
+    return [
+        {
+            "id": "chart-architectures",
+            "title": "Stream-native against the thesis's monolith: orders/s per $/h (drain)",
+            "x": {"label": "USD per hour", "log": True},
+            "y": {"label": "orders/s", "log": True},
+            "series": [
+                {
+                    "name": "streams (stream-native)",
+                    "kind": "points",
+                    "color": COLORS["measured"],
+                    "labels": True,
+                    "points": pts("streams_orders_per_s"),
+                },
+                {
+                    "name": "baseline (monolith on Postgres)",
+                    "kind": "points",
+                    "color": COLORS["baseline"],
+                    "labels": True,
+                    "points": pts("baseline_orders_per_s"),
+                },
+            ],
+        },
+        {
+            "id": "chart-architectures-pnl",
+            "title": "P&L calculations/s during the drain, both architectures",
+            "x": {"label": "USD per hour", "log": True},
+            "y": {"label": "positions revalued/s", "log": True},
+            "series": [
+                {
+                    "name": "streams (Flink P&L job)",
+                    "kind": "points",
+                    "color": COLORS["pnl"],
+                    "labels": True,
+                    "points": pts("streams_pnl_per_s"),
+                },
+                {
+                    "name": "baseline (price threads, SQL)",
+                    "kind": "points",
+                    "color": COLORS["baseline"],
+                    "labels": True,
+                    "points": pts("baseline_pnl_per_s"),
+                },
+            ],
+        },
+    ]
 
 
-COMPARISON_COLUMNS = [("step_name", "resources", ""), ("usd_hour", "$/h on demand", ".4f"),
-                      ("streams_orders_per_s", "streams orders/s", ",.0f"),
-                      ("baseline_orders_per_s", "baseline orders/s", ",.0f"), ("orders_ratio", "ratio", ".1f"),
-                      ("streams_orders_per_usd_hour", "streams orders/s per $/h", ",.0f"),
-                      ("baseline_orders_per_usd_hour", "baseline orders/s per $/h", ",.0f"),
-                      ("streams_pnl_per_s", "streams P&L calcs/s", ",.0f"),
-                      ("baseline_pnl_per_s", "baseline P&L calcs/s", ",.0f"), ("pnl_ratio", "ratio", ".1f")]
+COMPARISON_COLUMNS = [
+    ("step_name", "resources", ""),
+    ("usd_hour", "$/h on demand", ".4f"),
+    ("streams_orders_per_s", "streams orders/s", ",.0f"),
+    ("baseline_orders_per_s", "baseline orders/s", ",.0f"),
+    ("orders_ratio", "ratio", ".1f"),
+    ("streams_orders_per_usd_hour", "streams orders/s per $/h", ",.0f"),
+    ("baseline_orders_per_usd_hour", "baseline orders/s per $/h", ",.0f"),
+    ("streams_pnl_per_s", "streams P&L calcs/s", ",.0f"),
+    ("baseline_pnl_per_s", "baseline P&L calcs/s", ",.0f"),
+    ("pnl_ratio", "ratio", ".1f"),
+]
 
 
 def _span(lo: float, hi: float, n: int = 40) -> list[float]:
@@ -114,44 +253,70 @@ def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
         cells = []
         for key, _, fmt in columns:
             v = r.get(key)
-            text = "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else (
-                format(v, fmt) if fmt and isinstance(v, (int, float)) else str(v))
+            text = (
+                "-"
+                if v is None or (isinstance(v, float) and not math.isfinite(v))
+                else (format(v, fmt) if fmt and isinstance(v, (int, float)) else str(v))
+            )
             cells.append(f"<td>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
-STEP_COLUMNS = [("step", "step", ""), ("step_name", "resources", ""), ("memory_gb", "memory GB", "g"),
-                ("repeats", "repeats", ""), ("usd_hour", "$/h on demand", ".4f"), ("usd_hour_fargate", "$/h Fargate", ".4f"),
-                ("orders_per_s", "orders/s", ",.0f"), ("orders_per_s_min", "min", ",.0f"), ("orders_per_s_max", "max", ",.0f"),
-                ("orders_per_s_per_usd_hour", "orders/s per $/h", ",.0f"), ("usd_per_million_orders", "$ per million orders", ".4f"),
-                ("pnl_per_s", "positions revalued/s", ",.0f"), ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
-                ("c_sla", "C_SLA req/s", ",.1f"), ("c_sla_floor_text", "C_SLA unbroken (a floor)", ""), ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
-                ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"), ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
-                ("http_client_cpu_cores", "Locust CPU", ".2f")]
-PROJECTION_COLUMNS = [("vcpus", "vCPUs", ""), ("memory_gb", "memory GB", "g"), ("usd_hour", "$/h on demand", ".3f"),
-                      ("usd_hour_fargate", "$/h Fargate", ".3f"), ("orders_per_s", "orders/s (model)", ",.0f"),
-                      ("orders_per_s_per_usd_hour", "orders/s per $/h (model)", ",.0f")]
+STEP_COLUMNS = [
+    ("step", "step", ""),
+    ("step_name", "resources", ""),
+    ("memory_gb", "memory GB", "g"),
+    ("repeats", "repeats", ""),
+    ("usd_hour", "$/h on demand", ".4f"),
+    ("usd_hour_fargate", "$/h Fargate", ".4f"),
+    ("orders_per_s", "orders/s", ",.0f"),
+    ("orders_per_s_min", "min", ",.0f"),
+    ("orders_per_s_max", "max", ",.0f"),
+    ("orders_per_s_per_usd_hour", "orders/s per $/h", ",.0f"),
+    ("usd_per_million_orders", "$ per million orders", ".4f"),
+    ("pnl_per_s", "positions revalued/s", ",.0f"),
+    ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
+    ("c_sla", "C_SLA req/s", ",.1f"),
+    ("c_sla_floor_text", "C_SLA unbroken (a floor)", ""),
+    ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
+    ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"),
+    ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
+    ("http_client_cpu_cores", "Locust CPU", ".2f"),
+]
+PROJECTION_COLUMNS = [
+    ("vcpus", "vCPUs", ""),
+    ("memory_gb", "memory GB", "g"),
+    ("usd_hour", "$/h on demand", ".3f"),
+    ("usd_hour_fargate", "$/h Fargate", ".3f"),
+    ("orders_per_s", "orders/s (model)", ",.0f"),
+    ("orders_per_s_per_usd_hour", "orders/s per $/h (model)", ",.0f"),
+]
 
 
 def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None = None) -> str:
     for s in a.steps:
         s["c_sla_floor_text"] = "yes" if s.get("c_sla_is_floor") else ""
     specs = charts(a) + (comparison_charts(comparison) if comparison else [])
-    data = json.dumps(_json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str,
-                      allow_nan=False).replace("</", "<\\/")
+    data = json.dumps(
+        _json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str, allow_nan=False
+    ).replace("</", "<\\/")
     script = (Path(__file__).with_name("charts.js")).read_text()
     usl = a.usl_orders
-    what = (f"Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with six connectors, "
-            f"Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
-            f"At each step: {meta.get('orders', 0):,} orders prefilled and drained while ticks flowed at "
-            f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders); then "
-            f"{meta.get('pnl_positions', 0):,} open positions revalued with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s; "
-            f"then, after a hold of warm-up, Locust members "
-            f"ramping until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms or errors 1 %. The load generators ran on the "
-            f"same machine, outside the limits.")
+    what = (
+        f"Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with six connectors, "
+        f"Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
+        f"At each step: {meta.get('orders', 0):,} orders prefilled and drained while ticks flowed at "
+        f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders); then "
+        f"{meta.get('pnl_positions', 0):,} open positions revalued with ticks at "
+        f"{meta.get('pnl_tick_rate', 0):,.0f}/s; "
+        f"then, after a hold of warm-up, Locust members "
+        f"ramping until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms or errors 1 %. The load generators ran on the "
+        f"same machine, outside the limits."
+    )
     parts = [
-        "<!doctype html><html lang=en><meta charset=utf-8><title>brokerstream: throughput per dollar as it scales</title>",
+        "<!doctype html><html lang=en><meta charset=utf-8><title>brokerstream: throughput per dollar as it "
+        "scales</title>",
         "<style>body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1340px;color:#222}"
         "h1{font-size:22px}h2{font-size:17px;margin-top:28px}.charts{display:flex;flex-wrap:wrap;gap:12px}"
         ".chart{border:1px solid #ddd;border-radius:6px;background:#fff}svg text{font-size:11px;fill:#333}"
@@ -160,32 +325,42 @@ def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None 
         "td,th{border-bottom:1px solid #eee;padding:3px 8px;text-align:right}th{background:#f6f6f6}"
         ".note{color:#555}.conclusions li{margin:4px 0}</style>",
         "<h1>brokerstream: what each dollar of infrastructure buys as the system scales</h1>",
-        f"<p class=note>Experiment {html.escape(str(meta.get('experiment_id', '')))}, {html.escape(str(meta.get('generated', '')))}; "
-        f"machine: {meta.get('cores')} cores, {meta.get('memory_gb')} GB; data: {html.escape(str(meta.get('data', '')))}; "
+        f"<p class=note>Experiment {html.escape(str(meta.get('experiment_id', '')))}, "
+        f"{html.escape(str(meta.get('generated', '')))}; "
+        f"machine: {meta.get('cores')} cores, {meta.get('memory_gb')} GB; data: "
+        f"{html.escape(str(meta.get('data', '')))}; "
         f"code {html.escape(str(meta.get('code_version', '')))}.</p>",
         f"<h2>What was run</h2><p>{html.escape(what)}</p>",
         "<h2>Conclusions (computed from the figures below)</h2><ul class=conclusions>"
-        + "".join(f"<li>{html.escape(c)}</li>" for c in a.conclusions) + "</ul>",
-        "<h2>Curves</h2><div class=charts>" + "".join(f'<div class=chart id="{c["id"]}"></div>' for c in specs) + "</div>",
+        + "".join(f"<li>{html.escape(c)}</li>" for c in a.conclusions)
+        + "</ul>",
+        "<h2>Curves</h2><div class=charts>"
+        + "".join(f'<div class=chart id="{c["id"]}"></div>' for c in specs)
+        + "</div>",
         "<h2>Steps</h2>" + _table(a.steps, STEP_COLUMNS),
         "<p class=note>orders/s: drain throughput (measured orders over the span of their results). Positions "
         f"revalued/s: the P&L job's own counters while {meta.get('pnl_positions', 0):,} open positions were revalued "
-        f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). F(k) is orders/s per dollar-hour; "
+        f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). F(k) is orders/s per "
+        "dollar-hour; "
         "F(k)/F(k-1) below 1 means the step bought less per dollar than the one before. Cost per 1,000 requests at "
         f"C_SLA includes {meta.get('headroom', 0.2):.0%} headroom.</p>",
     ]
     if comparison:
-        parts.append("<h2>Architectures: the stream-native system and the seed thesis's monolith</h2>"
-                     "<p class=note>The latest experiment of each (`experiment scale --architecture streams|baseline`), "
-                     "matched by step; the same machine, reference data, orders and tick rate; the whole stack ran in "
-                     "both (the P&L job and connectors idle while the monolith drains). P&L calcs/s: positions revalued "
-                     "per second during the drain (the P&L job's records, the monolith's marks).</p>"
-                     + _table(comparison, COMPARISON_COLUMNS))
+        parts.append(
+            "<h2>Architectures: the stream-native system and the seed thesis's monolith</h2>"
+            "<p class=note>The latest experiment of each (`experiment scale --architecture streams|baseline`), "
+            "matched by step; the same machine, reference data, orders and tick rate; the whole stack ran in "
+            "both (the P&L job and connectors idle while the monolith drains). P&L calcs/s: positions revalued "
+            "per second during the drain (the P&L job's records, the monolith's marks).</p>"
+            + _table(comparison, COMPARISON_COLUMNS)
+        )
     if usl is not None:
-        parts.append(f"<h2>Model beyond this machine</h2><p>Universal Scalability Law fitted to the drain: lambda = "
-                     f"{usl.lam:,.0f} orders/s per {usl.unit:g} vCPU, sigma (contention) = {usl.sigma:.4f}, kappa "
-                     f"(coherency) = {usl.kappa:.5f}, R^2 = {usl.r2:.3f}. Memory {meta.get('gb_per_vcpu', 4):g} GB per vCPU. "
-                     "Projected, not measured.</p>" + _table(a.projection, PROJECTION_COLUMNS))
+        parts.append(
+            f"<h2>Model beyond this machine</h2><p>Universal Scalability Law fitted to the drain: lambda = "
+            f"{usl.lam:,.0f} orders/s per {usl.unit:g} vCPU, sigma (contention) = {usl.sigma:.4f}, kappa "
+            f"(coherency) = {usl.kappa:.5f}, R^2 = {usl.r2:.3f}. Memory {meta.get('gb_per_vcpu', 4):g} GB per vCPU. "
+            "Projected, not measured.</p>" + _table(a.projection, PROJECTION_COLUMNS)
+        )
     parts.append(f'<script id="lab-data" type="application/json">{data}</script><script>{script}</script></html>')
     return "\n".join(parts)
 
@@ -197,19 +372,37 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
     sheet = pricesheet.load()
     a = lab_analysis.analyse(rows, sheet)
     baseline_rows = lab_analysis.load(cfg, headroom, architecture="baseline")
-    comparison = lab_analysis.compare(a.steps, lab_analysis.analyse(baseline_rows, sheet).steps) if baseline_rows else []
+    comparison = (
+        lab_analysis.compare(a.steps, lab_analysis.analyse(baseline_rows, sheet).steps) if baseline_rows else []
+    )
     a.conclusions += lab_analysis.comparison_sentences(comparison)
     meta = experiment_meta(cfg)
-    meta.update(headroom=headroom, gb_per_vcpu=sheet.projection_gb_per_vcpu,
-                generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                cores=os.cpu_count(), memory_gb=round(psutil.virtual_memory().total / 1e9, 1))
+    meta.update(
+        headroom=headroom,
+        gb_per_vcpu=sheet.projection_gb_per_vcpu,
+        generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        cores=os.cpu_count(),
+        memory_gb=round(psutil.virtual_memory().total / 1e9, 1),
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scaling.html"
     path.write_text(page(a, meta, comparison))
-    (out_dir / "scaling.json").write_text(json.dumps(_json_safe({"steps": a.steps, "projection": a.projection,
-                                                                 "architectures": comparison,
-                                                                 "conclusions": a.conclusions, "meta": meta}),
-                                                     default=str, indent=1, allow_nan=False))
+    (out_dir / "scaling.json").write_text(
+        json.dumps(
+            _json_safe(
+                {
+                    "steps": a.steps,
+                    "projection": a.projection,
+                    "architectures": comparison,
+                    "conclusions": a.conclusions,
+                    "meta": meta,
+                }
+            ),
+            default=str,
+            indent=1,
+            allow_nan=False,
+        )
+    )
     printer(f"scaling report: {path}")
     for line in summary(a, comparison):
         printer(line)
@@ -221,34 +414,55 @@ def summary(a: lab_analysis.LabAnalysis, comparison: list[dict] | None = None) -
     pts = ", ".join(f"{s['step_name']} {_num(s['orders_per_s']):,.0f}/s at ${s['usd_hour']:.3f}/h" for s in a.steps)
     first = f"orders/s per step: {pts}; stops paying {a.stops_paying}"
     u = a.usl_orders
-    second = (f"USL: sigma {u.sigma:.3f}, kappa {u.kappa:.4f}, R^2 {u.r2:.2f}; projected "
-              + ", ".join(f"{p['vcpus']} vCPU {p['orders_per_s']:,.0f}/s" for p in a.projection[::2])
-              if u else "USL: no fit (it needs three vCPU levels with the same threads and parallelism)")
+    second = (
+        f"USL: sigma {u.sigma:.3f}, kappa {u.kappa:.4f}, R^2 {u.r2:.2f}; projected "
+        + ", ".join(f"{p['vcpus']} vCPU {p['orders_per_s']:,.0f}/s" for p in a.projection[::2])
+        if u
+        else "USL: no fit (it needs three vCPU levels with the same threads and parallelism)"
+    )
     lines = [first, second]
     if comparison:
-        lines.append("against the baseline (monolith), orders/s: " + ", ".join(
-            f"{r['step_name']} {_num(r['streams_orders_per_s']):,.0f} vs {_num(r['baseline_orders_per_s']):,.0f} "
-            f"(x{_num(r['orders_ratio']):.1f})" for r in comparison))
+        lines.append(
+            "against the baseline (monolith), orders/s: "
+            + ", ".join(
+                f"{r['step_name']} {_num(r['streams_orders_per_s']):,.0f} vs {_num(r['baseline_orders_per_s']):,.0f} "
+                f"(x{_num(r['orders_ratio']):.1f})"
+                for r in comparison
+            )
+        )
     return lines
 
 
 def experiment_meta(cfg) -> dict:
     from brokerstream.metrics import store
+
     client = store.connect(cfg)
     try:
-        row = client.query("SELECT experiment_id, any(orders), any(tick_rate), any(conditions) FROM experiment_runs FINAL "
-                           "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL "
-                           "WHERE architecture != 'baseline') AND kind = 'drain' GROUP BY experiment_id").result_rows
-        version = client.query("SELECT any(code_version) FROM runs FINAL WHERE run_id IN (SELECT run_id FROM "
-                               "experiment_runs FINAL WHERE experiment_id = (SELECT argMax(experiment_id, started) "
-                               "FROM experiment_runs FINAL WHERE architecture != 'baseline'))").result_rows
+        row = client.query(
+            "SELECT experiment_id, any(orders), any(tick_rate), any(conditions) FROM experiment_runs FINAL "
+            "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL "
+            "WHERE architecture != 'baseline') AND kind = 'drain' GROUP BY experiment_id"
+        ).result_rows
+        version = client.query(
+            "SELECT any(code_version) FROM runs FINAL WHERE run_id IN (SELECT run_id FROM "
+            "experiment_runs FINAL WHERE experiment_id = (SELECT argMax(experiment_id, started) "
+            "FROM experiment_runs FINAL WHERE architecture != 'baseline'))"
+        ).result_rows
     finally:
         client.close()
     if not row:
         return {}
     experiment_id, orders, tick_rate, conditions = row[0]
     c = json.loads(conditions or "{}")
-    return {"experiment_id": experiment_id, "orders": orders, "tick_rate": tick_rate, "warmup": c.get("warmup_orders", 0),
-            "slo_p95_ms": c.get("slo_p95_ms", 0), "pnl_positions": c.get("pnl_positions", 0),
-            "pnl_tick_rate": c.get("pnl_tick_rate", 0), "code_version": version[0][0] if version else "",
-            "data": f"{c.get('accounts', '?')} accounts, {c.get('instruments', '?')} instruments (seed {c.get('seed', '?')})"}
+    return {
+        "experiment_id": experiment_id,
+        "orders": orders,
+        "tick_rate": tick_rate,
+        "warmup": c.get("warmup_orders", 0),
+        "slo_p95_ms": c.get("slo_p95_ms", 0),
+        "pnl_positions": c.get("pnl_positions", 0),
+        "pnl_tick_rate": c.get("pnl_tick_rate", 0),
+        "code_version": version[0][0] if version else "",
+        "data": f"{c.get('accounts', '?')} accounts, {c.get('instruments', '?')} instruments (seed "
+        f"{c.get('seed', '?')})",
+    }

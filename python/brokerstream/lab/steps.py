@@ -6,6 +6,7 @@ scale-out, the streams app's stream threads and the P&L job's parallelism. On th
     0.5,1,1.5,2            vertical: vCPUs only, memory from --memory-gb
     2:t2:p2,2:t4:p4        horizontal: vCPUs, then tN stream threads, pN P&L parallelism, mGB memory
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 class Step:
     vcpus: float
     memory_gb: float
-    stream_threads: int | None = None   # None: as configured (BS_STREAMS_THREADS)
+    stream_threads: int | None = None  # None: as configured (BS_STREAMS_THREADS)
     pnl_parallelism: int | None = None  # None: as configured (BS_PNL_PARALLELISM)
 
     @property
@@ -66,8 +67,10 @@ def parse(text: str, memory_gb: float, cores: int | None = None) -> list[Step]:
                 else:
                     raise ValueError
             except ValueError:
-                raise ValueError(f"step {item!r}: options are tN (stream threads), pN (P&L parallelism), "
-                                 f"mGB (memory), not {option!r}") from None
+                raise ValueError(
+                    f"step {item!r}: options are tN (stream threads), pN (P&L parallelism), "
+                    f"mGB (memory), not {option!r}"
+                ) from None
         if (threads is not None and not 1 <= threads <= 32) or (parallelism is not None and not 1 <= parallelism <= 32):
             raise ValueError(f"step {item!r}: threads and parallelism are 1 to 32")
         if memory < 1:

@@ -10,6 +10,7 @@ when a fixed share of its CPU goes to services beside the measured flow, so that
 that flow less than its proportional share. Any pair whose denominator would reach zero before the
 projection's horizon is refused, so the model never divides by zero or turns negative where it is drawn.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,7 +24,7 @@ class Usl:
     lam: float
     sigma: float
     kappa: float
-    unit: float   # resources (vCPUs) of N = 1
+    unit: float  # resources (vCPUs) of N = 1
     r2: float
 
     def throughput(self, resources: float) -> float:
@@ -67,8 +68,12 @@ def fit(resources: list[float], throughput: list[float], horizon: float = 64.0) 
     x = np.array([x for _, x in pairs])
     # a coarse grid (kappa on a log scale: it is often orders of magnitude below sigma), then a
     # pattern search from its best point with halving steps
-    best = min((_lam(n, x, sg, kp)[1], sg, kp) for sg in np.linspace(SIGMA_MIN, 1, 191)
-               for kp in np.concatenate(([0.0], np.logspace(-7, 0, 120))) if _valid(sg, kp, n_max))
+    best = min(
+        (_lam(n, x, sg, kp)[1], sg, kp)
+        for sg in np.linspace(SIGMA_MIN, 1, 191)
+        for kp in np.concatenate(([0.0], np.logspace(-7, 0, 120)))
+        if _valid(sg, kp, n_max)
+    )
     sse, sg, kp = best
     ds, dk = 0.01, max(kp, 1e-6)
     while ds > 1e-10 or dk > 1e-12:

@@ -17,6 +17,7 @@ group of the same name under `<cgroup root>/cpuacct/bs-<id>/`: the kernel's coun
 process of a role used, children included, which `bench cost` sets beside its per-process figures as
 an independent total.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,8 +42,13 @@ class CpuGroups:
     accounting_parent: Path | None = None
 
     @classmethod
-    def of(cls, cfg: Config, root: Path = CGROUP_CPU, memory_root: Path = CGROUP_MEMORY,
-           accounting_root: Path | None = None) -> "CpuGroups":
+    def of(
+        cls,
+        cfg: Config,
+        root: Path = CGROUP_CPU,
+        memory_root: Path = CGROUP_MEMORY,
+        accounting_root: Path | None = None,
+    ) -> "CpuGroups":
         mode = (cfg.get("BS_CPU_PRIORITY") or "auto").lower()
         if mode not in ("on", "off", "auto"):
             raise ValueError(f"BS_CPU_PRIORITY is on, off or auto, got {mode!r}")
@@ -55,8 +61,11 @@ class CpuGroups:
         # the cpuacct hierarchy beside the cpu one, and only a separate one (where they share a mount,
         # the cpu groups count already)
         accounting_root = root.parent / CGROUP_CPUACCT.name if accounting_root is None else accounting_root
-        separate = (accounting_root.is_dir() and os.access(accounting_root, os.W_OK)
-                    and accounting_root.resolve() != root.resolve())
+        separate = (
+            accounting_root.is_dir()
+            and os.access(accounting_root, os.W_OK)
+            and accounting_root.resolve() != root.resolve()
+        )
         accounting = accounting_root / f"bs-{ident}" if separate else None
         return cls(root / f"bs-{ident}", shares, mode == "on" or (mode == "auto" and writable), memory, accounting)
 
@@ -152,10 +161,10 @@ class CpuGroups:
             for pid in self.members(group):
                 _move(self.memory_parent, pid)
         try:
-            _write(self.memory_parent / "memory.limit_in_bytes", int(gb * 1024 ** 3))
+            _write(self.memory_parent / "memory.limit_in_bytes", int(gb * 1024**3))
         except OSError as exc:
             if exc.errno == 16:  # EBUSY: the kernel could not reclaim down to the limit
-                used = int((self.memory_parent / "memory.usage_in_bytes").read_text()) / 1024 ** 3
+                used = int((self.memory_parent / "memory.usage_in_bytes").read_text()) / 1024**3
                 raise ValueError(f"a memory limit of {gb} GB is below what the stack holds ({used:.1f} GB)") from None
             raise
 
@@ -171,7 +180,7 @@ class CpuGroups:
             limit = int((self.memory_parent / "memory.limit_in_bytes").read_text())
         except (OSError, TypeError):
             return None
-        return None if limit >= 2 ** 62 else limit / 1024 ** 3
+        return None if limit >= 2**62 else limit / 1024**3
 
     def quota_vcpus(self) -> float | None:
         try:
@@ -185,6 +194,7 @@ class CpuGroups:
         """Deletes the groups once no process is left in them. A process that has just been stopped may
         stay listed while the kernel finishes its exit: wait up to `wait` seconds for the groups to empty."""
         import time
+
         deadline = time.monotonic() + wait
         while self.parent.exists() and any(self.members(g) for g in GROUPS) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -199,7 +209,6 @@ class CpuGroups:
                 path.rmdir()
         if not any(p.is_dir() for p in self.parent.iterdir() if p.name in GROUPS):
             self.parent.rmdir()
-
 
     def _remove_accounting(self) -> None:
         acct = self.accounting_parent

@@ -3,6 +3,7 @@
 Each step prints one progress line with its duration. A step whose inputs (its POM, the pinned
 versions) are unchanged since it last succeeded is skipped, so a second install does no network work.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from brokerstream.common.config import Config
-from brokerstream.launcher.layout import Layout
 from brokerstream.common.progress import StepFailed, run, say, step
+from brokerstream.launcher.layout import Layout
 
 TAG = "install"
 RUNTIME_POMS = Path("platform") / "runtime"
@@ -24,6 +25,7 @@ RUNTIME_POMS = Path("platform") / "runtime"
 @dataclass(frozen=True)
 class Stamp:
     """Remembers that a step succeeded for a given digest of its inputs."""
+
     path: Path
     digest: str
 
@@ -43,8 +45,7 @@ def digest_of(*parts: Path | str) -> str:
 
 
 def maven(cfg: Config, layout: Layout, *args: str, offline: bool = False) -> list[str]:
-    argv = ["mvn", "-q", "-B", "-s", str(cfg.root / ".mvn" / "settings.xml"),
-            f"-Dmaven.repo.local={layout.maven_repo}"]
+    argv = ["mvn", "-q", "-B", "-s", str(cfg.root / ".mvn" / "settings.xml"), f"-Dmaven.repo.local={layout.maven_repo}"]
     if offline:
         argv.append("-o")
     return argv + list(args)
@@ -60,6 +61,7 @@ def maven_env(cfg: Config) -> dict[str, str]:
 
 
 # --- steps -------------------------------------------------------------------------------------------
+
 
 def system_packages(cfg: Config, layout: Layout) -> None:
     """PostgreSQL 15 server binaries, docker-compose (to validate the compose file) and chromium (to
@@ -87,8 +89,9 @@ def system_packages(cfg: Config, layout: Layout) -> None:
             run(argv, env=env, what="apt-get install")
 
 
-def maven_runtime(name: str, pom: str, out: Callable[[Layout], Path],
-                  after: Callable[[Config, Layout], None] | None = None):
+def maven_runtime(
+    name: str, pom: str, out: Callable[[Layout], Path], after: Callable[[Config, Layout], None] | None = None
+):
     def install_step(cfg: Config, layout: Layout) -> None:
         pom_path = cfg.root / RUNTIME_POMS / pom
         target = out(layout)
@@ -102,11 +105,16 @@ def maven_runtime(name: str, pom: str, out: Callable[[Layout], Path],
             # maven-dependency-plugin's unpack leaves "done" markers beside the pom; with them a
             # runtime deleted above (the cache moved, its path changed) would silently stay empty.
             shutil.rmtree(pom_path.parent / "target" / "dependency-maven-plugin-markers", ignore_errors=True)
-            run(maven(cfg, layout, "-f", str(pom_path), "package", f"-Dbs.out={target}"),
-                env=maven_env(cfg), log=layout.cfg.cache_dir / "logs" / f"{pom}.log", what=f"maven ({pom})")
+            run(
+                maven(cfg, layout, "-f", str(pom_path), "package", f"-Dbs.out={target}"),
+                env=maven_env(cfg),
+                log=layout.cfg.cache_dir / "logs" / f"{pom}.log",
+                what=f"maven ({pom})",
+            )
             if after is not None:
                 after(cfg, layout)
         stamp.mark()
+
     install_step.__name__ = name
     return install_step
 
@@ -114,9 +122,19 @@ def maven_runtime(name: str, pom: str, out: Callable[[Layout], Path],
 def sync_plugin_manifests(cfg: Config, layout: Layout) -> None:
     # Connect runs with plugin.discovery=service_load (fast start); the Apicurio converter jar has no
     # ServiceLoader manifest, so Kafka's own tool writes one beside it.
-    run([cfg.java(), "-cp", str(layout.kafka_lib / "*"), "org.apache.kafka.tools.ConnectPluginPath",
-         "sync-manifests", "--plugin-path", str(layout.connect_plugins)],
-        log=cfg.cache_dir / "logs" / "sync-manifests.log", what="connect-plugin-path sync-manifests")
+    run(
+        [
+            cfg.java(),
+            "-cp",
+            str(layout.kafka_lib / "*"),
+            "org.apache.kafka.tools.ConnectPluginPath",
+            "sync-manifests",
+            "--plugin-path",
+            str(layout.connect_plugins),
+        ],
+        log=cfg.cache_dir / "logs" / "sync-manifests.log",
+        what="connect-plugin-path sync-manifests",
+    )
 
 
 def flink_distribution(cfg: Config, layout: Layout) -> None:
@@ -138,8 +156,12 @@ def java_build(cfg: Config, layout: Layout) -> None:
     if not (cfg.root / "pom.xml").exists():
         return
     with step(TAG, "java build (mvn package -DskipTests)"):
-        run(maven(cfg, layout, "-f", str(cfg.root / "pom.xml"), "package", "-DskipTests"),
-            env=maven_env(cfg), log=cfg.cache_dir / "logs" / "java-build.log", what="maven build")
+        run(
+            maven(cfg, layout, "-f", str(cfg.root / "pom.xml"), "package", "-DskipTests"),
+            env=maven_env(cfg),
+            log=cfg.cache_dir / "logs" / "java-build.log",
+            what="maven build",
+        )
 
 
 def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
@@ -165,8 +187,9 @@ STEPS = [
     system_packages,
     maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
     maven_runtime("metrics agent", "metrics-agent.pom.xml", lambda l: l.metrics_agent.parent),
-    maven_runtime("connect plugins", "connect-plugins.pom.xml", lambda l: l.connect_plugins,
-                  after=sync_plugin_manifests),
+    maven_runtime(
+        "connect plugins", "connect-plugins.pom.xml", lambda l: l.connect_plugins, after=sync_plugin_manifests
+    ),
     maven_runtime("schema registry", "apicurio.pom.xml", lambda l: l.apicurio_home),
     maven_runtime("flink extras", "flink-extras.pom.xml", lambda l: l.flink_runtime),
     flink_distribution,

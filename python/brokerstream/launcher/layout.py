@@ -1,4 +1,5 @@
 """Where every downloaded runtime, service data folder, log and pid file lives."""
+
 from __future__ import annotations
 
 import importlib.util

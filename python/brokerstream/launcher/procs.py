@@ -3,6 +3,7 @@
 A pid file records the pid and the process start time (from /proc), so a recycled pid never
 makes us believe a service is running, nor makes `down` signal a stranger's process.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -22,7 +23,7 @@ def _start_ticks(pid: int) -> int | None:
     except OSError:
         return None
     # The command name may hold spaces and parentheses: fields resume after the last ')'.
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     if fields[0] == "Z":  # a zombie is as good as gone
         return None
     return int(fields[19])
@@ -68,17 +69,30 @@ class PidFile:
         self.path.unlink(missing_ok=True)
 
 
-def spawn(argv: Sequence[str], *, log: Path, pidfile: PidFile, env: Mapping[str, str] | None = None,
-          cwd: Path | None = None, user: str | None = None) -> int:
+def spawn(
+    argv: Sequence[str],
+    *,
+    log: Path,
+    pidfile: PidFile,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    user: str | None = None,
+) -> int:
     """Start argv detached in its own session, output appended to log; returns its pid."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         out.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(argv)}\n".encode())
         out.flush()
         proc = subprocess.Popen(
-            list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            env=dict(env) if env is not None else None, cwd=cwd, start_new_session=True,
-            user=user, group=user,
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,
+            user=user,
+            group=user,
         )
     pidfile.write(proc.pid)
     return proc.pid
@@ -157,7 +171,7 @@ def _decode_addr(hexaddr: str, family: int) -> str:
     if family == 4:
         return ".".join(str(b) for b in reversed(raw))
     # /proc prints IPv6 as four little-endian 32-bit words.
-    words = [raw[i:i + 4][::-1] for i in range(0, 16, 4)]
+    words = [raw[i : i + 4][::-1] for i in range(0, 16, 4)]
     address = ipaddress.IPv6Address(b"".join(words))
     # A JVM listening on 127.0.0.1 shows up as the IPv4-mapped ::ffff:127.0.0.1.
     return str(address.ipv4_mapped or address)

@@ -1,9 +1,10 @@
 """What `up` does once the services are healthy: the topics of the catalog, then (as later parts of
 the system arrive) schemas, connectors and jobs. Every step is idempotent."""
+
 from __future__ import annotations
 
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.config import Config
 from brokerstream.common.topics import ensure_topics, load_catalog
 from brokerstream.launcher.stack import Provisioner, Stack
 
@@ -16,6 +17,7 @@ def topics(cfg: Config) -> str:
 
 def postgres_ddl(cfg: Config) -> str:
     import psycopg
+
     files = sorted((cfg.root / "sql" / "postgres").glob("*.sql"))
     with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
         for path in files:
@@ -25,27 +27,33 @@ def postgres_ddl(cfg: Config) -> str:
 
 def schemas(cfg: Config) -> str:
     from brokerstream.clients.schemas import register_all
+
     registrations = register_all(cfg)
     return f"{len(registrations)} subjects registered (compatibility checked first)"
 
 
 def connectors(cfg: Config) -> str:
     from brokerstream.clients.connectors import apply
+
     names = apply(cfg)
     return f"{len(names)} running: {', '.join(names)}"
 
 
 def pnl_job(cfg: Config) -> str:
     from brokerstream.clients.flinkjobs import deploy
+
     return deploy(cfg)
 
 
 def default_stack(cfg: Config) -> Stack:
-    return Stack(cfg, provisioners=[
-        Provisioner("postgres ddl", ("postgres",), postgres_ddl),
-        Provisioner("topics", ("kafka",), topics),
-        Provisioner("schemas", ("registry",), schemas),
-        Provisioner("connectors", ("connect", "registry", "postgres"), connectors),
-        # after the streams app: the job reads the topics it writes (they exist from phase 1 anyway)
-        Provisioner("pnl job", ("flink-jobmanager", "flink-taskmanager", "kafka", "registry"), pnl_job, phase=2),
-    ])
+    return Stack(
+        cfg,
+        provisioners=[
+            Provisioner("postgres ddl", ("postgres",), postgres_ddl),
+            Provisioner("topics", ("kafka",), topics),
+            Provisioner("schemas", ("registry",), schemas),
+            Provisioner("connectors", ("connect", "registry", "postgres"), connectors),
+            # after the streams app: the job reads the topics it writes (they exist from phase 1 anyway)
+            Provisioner("pnl job", ("flink-jobmanager", "flink-taskmanager", "kafka", "registry"), pnl_job, phase=2),
+        ],
+    )

@@ -5,6 +5,7 @@ service's real health check and prints one line per service with its time to rea
 a healthy service is left alone; a dead one (kill -9) is started again. `down` stops only processes
 whose pid files it wrote, dependents first, gracefully and then forcefully.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,10 +16,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from brokerstream.common.config import Config
+from brokerstream.common.progress import say
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.procs import listening_sockets, rss_bytes, spawn, terminate
-from brokerstream.common.progress import say
 from brokerstream.launcher.services import Service, all_services
 
 TAG = "up"
@@ -33,6 +34,7 @@ class Outcome:
 @dataclass
 class Provisioner:
     """Work after the services are healthy (topics, schemas, connectors, jobs); idempotent."""
+
     name: str
     needs: tuple[str, ...]
     run: Callable[[Config], str]
@@ -146,18 +148,17 @@ class Stack:
         if pid is None:
             svc.prepare()
             launch = svc.launch()
-            pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd,
-                        user=launch.user)
+            pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd, user=launch.user)
             self.place(svc.name, pid)
         timeout = self.cfg.int("BS_START_TIMEOUT")
         while not svc.healthy():
             self.place(svc.name, pid)  # what it forked while starting (Postgres' workers, Flink's JVM)
             if pidfile.live_pid() is None:
-                return Outcome(False, f"exited before it was healthy; last lines of {svc.log}:\n"
-                               + log_tail(svc.log))
+                return Outcome(False, f"exited before it was healthy; last lines of {svc.log}:\n" + log_tail(svc.log))
             if time.monotonic() - t0 > timeout:
-                return Outcome(False, f"not healthy after {timeout} s (pid {pid}); last lines of {svc.log}:\n"
-                               + log_tail(svc.log))
+                return Outcome(
+                    False, f"not healthy after {timeout} s (pid {pid}); last lines of {svc.log}:\n" + log_tail(svc.log)
+                )
             time.sleep(0.25)
         svc.after_start()
         ports = ",".join(str(p) for p in svc.ports().values())
@@ -204,12 +205,16 @@ class Stack:
                 state = "down"
             else:
                 state = "healthy" if svc.healthy() else "unhealthy"
-            rows.append({
-                "service": name, "state": state, "pid": pid,
-                "ports": svc.ports(),
-                "rss_bytes": group_rss(pid) if pid else 0,
-                "listening": sorted(set(listening_sockets_of_group(pid))) if pid else [],
-            })
+            rows.append(
+                {
+                    "service": name,
+                    "state": state,
+                    "pid": pid,
+                    "ports": svc.ports(),
+                    "rss_bytes": group_rss(pid) if pid else 0,
+                    "listening": sorted(set(listening_sockets_of_group(pid))) if pid else [],
+                }
+            )
         return rows
 
     def reset(self) -> None:
@@ -235,7 +240,7 @@ def group_members(pgid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[2]) == pgid:
             members.append(int(entry.name))
     return members

@@ -1,5 +1,6 @@
 """One load run from start to stored metrics: a run id and record, the collector sampling throughout,
 Locust headless (or the drain experiment), then everything written to the store at the end."""
+
 from __future__ import annotations
 
 import csv
@@ -13,11 +14,10 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from brokerstream.common.config import Config
 from brokerstream.launcher.services import service_names
 from brokerstream.metrics import pricesheet, store
 from brokerstream.metrics.collector import Collector
-from brokerstream.common.config import Config
-
 
 
 @dataclass
@@ -44,8 +44,9 @@ class RunRecord:
 
 def code_version(root: Path) -> str:
     try:
-        rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True,
-                             timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
         return rev or "unknown"
     except OSError:
         return "unknown"
@@ -53,34 +54,58 @@ def code_version(root: Path) -> str:
 
 def new_record(cfg: Config, kind: str, shape: str, workload: str, seed: int, scale_step: int) -> RunRecord:
     import psutil
+
     now = dt.datetime.now(dt.timezone.utc)
     settings = {k: v for k, v in cfg.values.items() if k.startswith("BS_") and "PASSWORD" not in k}
     heaps = {k: v for k, v in settings.items() if k.endswith(("_HEAP", "_MEMORY"))}
     return RunRecord(
-        run_id=f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}", kind=kind, shape=shape, started=now, ended=now,
-        scale_step=scale_step, partitions=int(cfg.get("BS_TOPIC_PARTITIONS") or 1),
-        stream_threads=int(cfg.get("BS_STREAMS_THREADS") or 1), instances=1,
+        run_id=f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}",
+        kind=kind,
+        shape=shape,
+        started=now,
+        ended=now,
+        scale_step=scale_step,
+        partitions=int(cfg.get("BS_TOPIC_PARTITIONS") or 1),
+        stream_threads=int(cfg.get("BS_STREAMS_THREADS") or 1),
+        instances=1,
         flink_parallelism=int(cfg.get("BS_PNL_PARALLELISM") or 1),
         # priced by what the run was given: the machine unless the settings say otherwise
         vcpus=float(cfg.get("BS_RUN_VCPUS") or os.cpu_count() or 1),
         memory_gb=float(cfg.get("BS_RUN_MEMORY_GB") or round(psutil.virtual_memory().total / 1e9, 1)),
-        instance_type=cfg.get("BS_RUN_INSTANCE_TYPE") or "", heap_sizes=json.dumps(heaps, sort_keys=True),
-        workload=workload, seed=seed, code_version=code_version(cfg.root), config=json.dumps(settings, sort_keys=True))
+        instance_type=cfg.get("BS_RUN_INSTANCE_TYPE") or "",
+        heap_sizes=json.dumps(heaps, sort_keys=True),
+        workload=workload,
+        seed=seed,
+        code_version=code_version(cfg.root),
+        config=json.dumps(settings, sort_keys=True),
+    )
 
 
-def save(cfg: Config, record: RunRecord, collector: Collector, results: dict[str, float],
-         request_rows: list[list], extra_latency: list[list] | None = None) -> None:
+def save(
+    cfg: Config,
+    record: RunRecord,
+    collector: Collector,
+    results: dict[str, float],
+    request_rows: list[list],
+    extra_latency: list[list] | None = None,
+) -> None:
     client = store.connect(cfg)
     store.apply_ddl(client)
     pricesheet.store(client, pricesheet.load())
     client.insert("runs", [list(asdict(record).values())], column_names=list(asdict(record)))
     collector.write(client)
     if results:
-        client.insert("run_results", [[record.run_id, k, float(v)] for k, v in results.items()],
-                      column_names=["run_id", "name", "value"])
+        client.insert(
+            "run_results",
+            [[record.run_id, k, float(v)] for k, v in results.items()],
+            column_names=["run_id", "name", "value"],
+        )
     if request_rows:
-        client.insert("request_samples", request_rows,
-                      column_names=["run_id", "ts", "users", "rps", "failures_per_s", "p50_ms", "p95_ms", "p99_ms"])
+        client.insert(
+            "request_samples",
+            request_rows,
+            column_names=["run_id", "ts", "users", "rps", "failures_per_s", "p50_ms", "p95_ms", "p99_ms"],
+        )
     if extra_latency:
         client.insert("latency_samples", extra_latency, column_names=["run_id", "ts", "metric", "value_ms"])
     client.close()
@@ -101,9 +126,18 @@ def locust_history(run_id: str, path: Path) -> list[list]:
         for r in csv.DictReader(f):
             if r.get("Name") != "Aggregated":
                 continue
-            rows.append([run_id, dt.datetime.fromtimestamp(int(r["Timestamp"]), dt.timezone.utc), int(r["User Count"]),
-                         _float(r["Requests/s"]), _float(r["Failures/s"]), _float(r["50%"]), _float(r["95%"]),
-                         _float(r["99%"])])
+            rows.append(
+                [
+                    run_id,
+                    dt.datetime.fromtimestamp(int(r["Timestamp"]), dt.timezone.utc),
+                    int(r["User Count"]),
+                    _float(r["Requests/s"]),
+                    _float(r["Failures/s"]),
+                    _float(r["50%"]),
+                    _float(r["95%"]),
+                    _float(r["99%"]),
+                ]
+            )
     return rows
 
 
@@ -115,39 +149,83 @@ def locust_results(path: Path) -> dict[str, float]:
     with path.open() as f:
         for r in csv.DictReader(f):
             if r["Name"] == "POST /orders":
-                out.update(gateway_accept_p50_ms=_float(r["50%"]), gateway_accept_p95_ms=_float(r["95%"]),
-                           gateway_accept_p99_ms=_float(r["99%"]), orders_posted=_float(r["Request Count"]))
+                out.update(
+                    gateway_accept_p50_ms=_float(r["50%"]),
+                    gateway_accept_p95_ms=_float(r["95%"]),
+                    gateway_accept_p99_ms=_float(r["99%"]),
+                    orders_posted=_float(r["Request Count"]),
+                )
             if r["Name"] == "Aggregated":
-                out.update(requests=_float(r["Request Count"]), failures=_float(r["Failure Count"]),
-                           requests_per_s=_float(r["Requests/s"]))
+                out.update(
+                    requests=_float(r["Request Count"]),
+                    failures=_float(r["Failure Count"]),
+                    requests_per_s=_float(r["Requests/s"]),
+                )
     return out
 
 
-def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration: float = 60, scale_step: int = 1,
-             web: bool = False, tick_rate: float = 1000, extra_env: dict[str, str] | None = None,
-             progress=print) -> RunRecord:
+def run_http(
+    cfg: Config,
+    *,
+    shape: str = "constant",
+    users: int = 20,
+    duration: float = 60,
+    scale_step: int = 1,
+    web: bool = False,
+    tick_rate: float = 1000,
+    extra_env: dict[str, str] | None = None,
+    progress=print,
+) -> RunRecord:
     """Locust members against the gateway while prices tick (so the P&L flow works too), metrics sampled."""
     from brokerstream.gen import pgload
+
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: ./brokerstream refdata load --scale tiny")
-    record = new_record(cfg, "http", shape, f"locust {shape} users={users} duration={duration:.0f}s "
-                        f"ticks={tick_rate:.0f}/s", data.seed, scale_step)
+    record = new_record(
+        cfg,
+        "http",
+        shape,
+        f"locust {shape} users={users} duration={duration:.0f}s ticks={tick_rate:.0f}/s",
+        data.seed,
+        scale_step,
+    )
     out_dir = cfg.data_dir / "runs" / record.run_id
     out_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, **{k: v for k, v in cfg.values.items() if k.startswith("BS_")},
-               BS_LOAD_SHAPE=shape, BS_LOAD_USERS=str(users), BS_LOAD_DURATION=str(duration),
-               BS_LOAD_RESULT_FILE=str(out_dir / "shape.json"), **(extra_env or {}))
+    env = dict(
+        os.environ,
+        **{k: v for k, v in cfg.values.items() if k.startswith("BS_")},
+        BS_LOAD_SHAPE=shape,
+        BS_LOAD_USERS=str(users),
+        BS_LOAD_DURATION=str(duration),
+        BS_LOAD_RESULT_FILE=str(out_dir / "shape.json"),
+        **(extra_env or {}),
+    )
     env["PYTHONPATH"] = str(cfg.root / "python")
-    argv = [sys.executable, "-m", "locust", "-f", str(cfg.root / "loadtest" / "locustfile.py"),
-            "--host", cfg.gateway_url, "--csv", str(out_dir / "locust"), "--csv-full-history",
-            "--loglevel", "WARNING", "--only-summary"]
+    argv = [
+        sys.executable,
+        "-m",
+        "locust",
+        "-f",
+        str(cfg.root / "loadtest" / "locustfile.py"),
+        "--host",
+        cfg.gateway_url,
+        "--csv",
+        str(out_dir / "locust"),
+        "--csv-full-history",
+        "--loglevel",
+        "WARNING",
+        "--only-summary",
+    ]
     argv += ["--web-host", cfg.bind] if web else ["--headless"]
     collector = Collector(cfg, record.run_id, service_names(cfg)).start()
     ticks_done, ticker = _start_ticks(cfg, data, tick_rate)
-    progress(f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s, ticks {tick_rate:,.0f}/s "
-             f"({'web UI at http://' + cfg.bind + ':8089' if web else 'headless'})")
+    progress(
+        f"[load] run {record.run_id}: {shape}, {users} users, {duration:.0f} s, ticks {tick_rate:,.0f}/s "
+        f"({'web UI at http://' + cfg.bind + ':8089' if web else 'headless'})"
+    )
     import resource
+
     before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     try:
         rc = subprocess.call(argv, env=env, cwd=cfg.root, timeout=duration * 10 + 600)
@@ -170,27 +248,38 @@ def run_http(cfg: Config, *, shape: str = "constant", users: int = 20, duration:
         # stopped by the users cap, not by the SLO: the system held more than C_SLA says
         results["c_sla_is_floor"] = 1.0 if "without breaking" in found["stopped_because"] else 0.0
         progress(f"[load] breaking point: {found['stopped_because']}; C_SLA {found['c_sla']:.1f} req/s")
-    results.update(orders_accepted=collector.counts["orders_accepted"], orders_rejected=collector.counts["orders_rejected"],
-                   client_cpu_cores=client_cores)
+    results.update(
+        orders_accepted=collector.counts["orders_accepted"],
+        orders_rejected=collector.counts["orders_rejected"],
+        client_cpu_cores=client_cores,
+    )
     save(cfg, record, collector, results, locust_history(record.run_id, out_dir / "locust_stats_history.csv"))
     if rc not in (0, 1):  # 1: some requests failed, which the figures show
         raise RuntimeError(f"locust exited {rc}")
-    progress(f"[load] stored run {record.run_id}: {int(results.get('requests', 0)):,} requests, "
-             f"{collector.counts['orders_accepted']:,} orders accepted, {collector.counts['orders_rejected']:,} rejected")
+    progress(
+        f"[load] stored run {record.run_id}: {int(results.get('requests', 0)):,} requests, "
+        f"{collector.counts['orders_accepted']:,} orders accepted, {collector.counts['orders_rejected']:,} rejected"
+    )
     return record
 
 
 def _start_ticks(cfg: Config, data, rate: float):
     """GBM ticks for every active equity at `rate` per second until the returned event is set."""
     import threading
+
     from brokerstream.gen.produce import produce_ticks
     from brokerstream.gen.ticks import TickGenerator
+
     done = threading.Event()
     if rate <= 0:
         return done, None
-    ticker = threading.Thread(target=produce_ticks, name="ticks", daemon=True, args=(
-        cfg, TickGenerator(data, data.seed + 1, rate=rate)), kwargs={"duration": 7 * 24 * 3600.0, "snapshot": False,
-                                                                     "stop": done.is_set})
+    ticker = threading.Thread(
+        target=produce_ticks,
+        name="ticks",
+        daemon=True,
+        args=(cfg, TickGenerator(data, data.seed + 1, rate=rate)),
+        kwargs={"duration": 7 * 24 * 3600.0, "snapshot": False, "stop": done.is_set},
+    )
     ticker.start()
     return done, ticker
 
@@ -198,6 +287,7 @@ def _start_ticks(cfg: Config, data, rate: float):
 def _stored_bench(cfg: Config, kind: str, workload: str, scale_step: int, bench, figures, progress) -> RunRecord:
     """A benchmark as a stored run: its record, the collector sampling meanwhile, its figures saved."""
     from brokerstream.gen import pgload
+
     record = new_record(cfg, kind, kind, workload, pgload.read(cfg).seed, scale_step)
     collector = Collector(cfg, record.run_id, service_names(cfg)).start()
     try:
@@ -211,25 +301,59 @@ def _stored_bench(cfg: Config, kind: str, workload: str, scale_step: int, bench,
     return record
 
 
-def run_pnl(cfg: Config, *, positions: int, tick_rate: float, duration: float, scale_step: int = 1,
-            progress=print) -> RunRecord:
+def run_pnl(
+    cfg: Config, *, positions: int, tick_rate: float, duration: float, scale_step: int = 1, progress=print
+) -> RunRecord:
     """`bench pnl` as a stored run: open positions revalued as ticks flow, the P&L flow's capacity."""
     from brokerstream.loadtest.bench import pnl
+
     return _stored_bench(
-        cfg, "pnl", f"open positions={positions} ticks={tick_rate:.0f}/s for {duration:.0f}s", scale_step,
+        cfg,
+        "pnl",
+        f"open positions={positions} ticks={tick_rate:.0f}/s for {duration:.0f}s",
+        scale_step,
         lambda: pnl.run(cfg, positions=positions, tick_rate=tick_rate, duration=duration, progress=progress),
-        lambda r: {"pnl_calculations_per_s": r.pnl_calculations_per_s, "positions_revalued_per_s":
-                   r.positions_revalued_per_s, "option_valuations_per_s": r.option_valuations_per_s}, progress)
+        lambda r: {
+            "pnl_calculations_per_s": r.pnl_calculations_per_s,
+            "positions_revalued_per_s": r.positions_revalued_per_s,
+            "option_valuations_per_s": r.option_valuations_per_s,
+        },
+        progress,
+    )
 
 
-def run_drain(cfg: Config, *, orders: int, scale_step: int = 1, tick_rate: float = 10_000, warmup: int | None = None,
-              timeout: float = 3600, architecture: str = "streams", progress=print) -> RunRecord:
+def run_drain(
+    cfg: Config,
+    *,
+    orders: int,
+    scale_step: int = 1,
+    tick_rate: float = 10_000,
+    warmup: int | None = None,
+    timeout: float = 3600,
+    architecture: str = "streams",
+    progress=print,
+) -> RunRecord:
     from brokerstream.loadtest.bench import drain
+
     warmup = min(50_000, orders // 10) if warmup is None else warmup
     return _stored_bench(
-        cfg, "drain", f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s architecture={architecture}",
+        cfg,
+        "drain",
+        f"prefill-and-drain orders={orders} ticks={tick_rate:.0f}/s architecture={architecture}",
         scale_step,
-        lambda: drain.run(cfg, orders=orders, warmup=warmup, tick_rate=tick_rate, timeout=timeout,
-                          architecture=architecture, progress=progress),
-        lambda r: {"drain_orders_per_s": r.throughput, "drain_p99_ms": r.latency_ms["p99"],
-                   "drain_revalued_per_s": r.revalued_per_second}, progress)
+        lambda: drain.run(
+            cfg,
+            orders=orders,
+            warmup=warmup,
+            tick_rate=tick_rate,
+            timeout=timeout,
+            architecture=architecture,
+            progress=progress,
+        ),
+        lambda r: {
+            "drain_orders_per_s": r.throughput,
+            "drain_p99_ms": r.latency_ms["p99"],
+            "drain_revalued_per_s": r.revalued_per_second,
+        },
+        progress,
+    )

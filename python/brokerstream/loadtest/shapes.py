@@ -2,6 +2,7 @@
 
 Each `tick(elapsed, window)` returns (users, spawn_rate) or None to stop; `window` holds what the
 last seconds looked like (requests/s, p95 ms, error ratio)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Constant:
 class BreakingPoint:
     """Ramp, hold, ramp again, until p95 exceeds the SLO or errors exceed the limit at the end of a
     hold; C_SLA is then the throughput of the last step that met both (0 if none did)."""
+
     start_users: int
     step_users: int
     hold_seconds: float
@@ -57,7 +59,9 @@ class BreakingPoint:
                     self.stopped_because = f"p95 {window.p95_ms:.0f} ms > SLO {self.slo_p95_ms:.0f} ms at {held} users"
                     return None
                 if window.error_ratio > self.max_error_ratio:
-                    self.stopped_because = f"errors {window.error_ratio:.1%} > {self.max_error_ratio:.0%} at {held} users"
+                    self.stopped_because = (
+                        f"errors {window.error_ratio:.1%} > {self.max_error_ratio:.0%} at {held} users"
+                    )
                     return None
                 self.c_sla = window.rps
         users = self.users_at(step)
@@ -70,6 +74,7 @@ class BreakingPoint:
 @dataclass
 class StepBursts:
     """A baseline with short bursts of growing size: baseline, burst of +1 x step, baseline, +2 x step..."""
+
     baseline_users: int
     burst_users: int
     baseline_seconds: float

@@ -2,12 +2,12 @@
 counts (orders accepted and rejected, P&L calculations), and latency samples (order -> result, tick ->
 P&L). Everything is kept in memory and written to the store when the run ends (`write`), so the store
 is opened once, by the process that owns it."""
+
 from __future__ import annotations
 
 import datetime as dt
 import io
 import threading
-import time
 import uuid
 
 import fastavro
@@ -15,9 +15,9 @@ import psutil
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import load_schema
+from brokerstream.common.config import Config
 
 GROUPS = ["brokerstream-orders", "brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"]
 
@@ -69,8 +69,10 @@ def group_lags(admin: AdminClient, consumer: Consumer | None = None, groups=GROU
     """Records each consumer group has not committed yet, summed over its partitions. One OffsetFetch per
     group (the client lists one group per request) and one ListOffsets for all their partitions: a probe
     that asked each partition's end apart sent the broker about 190 requests a second."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition as Tp
+    from confluent_kafka import ConsumerGroupTopicPartitions
+    from confluent_kafka import TopicPartition as Tp
     from confluent_kafka.admin import OffsetSpec
+
     committed: dict[str, list] = {}
     for group in groups:
         try:
@@ -90,9 +92,12 @@ def group_lags(admin: AdminClient, consumer: Consumer | None = None, groups=GROU
                     pass
         except Exception:
             return {}
-    return {group: sum(max(0, ends[(tp.topic, tp.partition)] - tp.offset) for tp in parts
-                       if (tp.topic, tp.partition) in ends)
-            for group, parts in committed.items()}
+    return {
+        group: sum(
+            max(0, ends[(tp.topic, tp.partition)] - tp.offset) for tp in parts if (tp.topic, tp.partition) in ends
+        )
+        for group, parts in committed.items()
+    }
 
 
 def _ms(value) -> float:
@@ -108,9 +113,11 @@ class Collector:
         self.latency_rows: list[list] = []
         self.counts = dict.fromkeys(STATUS_COUNTS, 0)
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._sample_loop, daemon=True),
-                         threading.Thread(target=self._results_loop, daemon=True),
-                         threading.Thread(target=self._pnl_loop, daemon=True)]
+        self._threads = [
+            threading.Thread(target=self._sample_loop, daemon=True),
+            threading.Thread(target=self._results_loop, daemon=True),
+            threading.Thread(target=self._pnl_loop, daemon=True),
+        ]
         self._procs: dict[int, psutil.Process] = {}
 
     def start(self) -> "Collector":
@@ -126,6 +133,7 @@ class Collector:
     # --- processes, lag, stage counters ------------------------------------------------------------
     def _pids(self) -> dict[str, int]:
         from brokerstream.launcher.layout import Layout
+
         layout = Layout(self.cfg)
         return {name: pid for name in self.services if (pid := layout.pidfile(name).live_pid())}
 
@@ -138,6 +146,7 @@ class Collector:
     def _pnl_calculations(self) -> float | None:
         try:
             from brokerstream.clients.flinkjobs import PNL_JOB, Flink
+
             flink = Flink(self.cfg.flink_url, timeout=5)
             job = flink.live(PNL_JOB)
             return flink.metric_sum(job.job_id, "revalue", ["pnlCalculations"])["pnlCalculations"] if job else None
@@ -166,12 +175,24 @@ class Collector:
 
     # --- topics: outcomes and latencies ------------------------------------------------------------
     def _tail(self, topic: str, handle) -> None:
-        c = Consumer(client_conf(self.cfg, **{"group.id": f"collector-{uuid.uuid4().hex}",
-                      "isolation.level": "read_committed", "enable.auto.commit": False}))
+        c = Consumer(
+            client_conf(
+                self.cfg,
+                **{
+                    "group.id": f"collector-{uuid.uuid4().hex}",
+                    "isolation.level": "read_committed",
+                    "enable.auto.commit": False,
+                },
+            )
+        )
         try:
             meta = c.list_topics(topic, timeout=10).topics[topic]
-            c.assign([TopicPartition(topic, p, c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1])
-                      for p in meta.partitions])
+            c.assign(
+                [
+                    TopicPartition(topic, p, c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1])
+                    for p in meta.partitions
+                ]
+            )
             n = 0
             while not self._stop.is_set():
                 for msg in c.consume(5000, 0.2):
@@ -190,8 +211,10 @@ class Collector:
             self.counts[STATUS_COUNTS[result_status(value)]] += 1
             if sample:
                 r = fastavro.schemaless_reader(io.BytesIO(value[5:]), schema)
-                self.latency_rows.append([self.run_id, r["processed_ts"], "order_to_result",
-                                          _ms(r["processed_ts"]) - _ms(r["client_ts"])])
+                self.latency_rows.append(
+                    [self.run_id, r["processed_ts"], "order_to_result", _ms(r["processed_ts"]) - _ms(r["client_ts"])]
+                )
+
         self._tail("order-results", handle)
 
     def _pnl_loop(self) -> None:
@@ -203,14 +226,17 @@ class Collector:
                 if v["first_tick_ts"] is not None:
                     now = dt.datetime.now(dt.timezone.utc)
                     self.latency_rows.append([self.run_id, now, "tick_to_pnl", _ms(now) - _ms(v["first_tick_ts"])])
+
         self._tail("pnl.marks", handle)
 
     # --- the store ---------------------------------------------------------------------------------
     def write(self, client) -> None:
-        tables = {"process_samples": (self.process_rows, ["run_id", "ts", "service", "cpu_seconds", "rss_bytes"]),
-                  "stage_samples": (self.stage_rows, ["run_id", "ts", "stage", "total"]),
-                  "lag_samples": (self.lag_rows, ["run_id", "ts", "group_name", "lag"]),
-                  "latency_samples": (self.latency_rows, ["run_id", "ts", "metric", "value_ms"])}
+        tables = {
+            "process_samples": (self.process_rows, ["run_id", "ts", "service", "cpu_seconds", "rss_bytes"]),
+            "stage_samples": (self.stage_rows, ["run_id", "ts", "stage", "total"]),
+            "lag_samples": (self.lag_rows, ["run_id", "ts", "group_name", "lag"]),
+            "latency_samples": (self.latency_rows, ["run_id", "ts", "metric", "value_ms"]),
+        }
         for table, (rows, columns) in tables.items():
             if rows:
                 client.insert(table, rows, column_names=columns)

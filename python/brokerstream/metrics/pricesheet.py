@@ -1,4 +1,5 @@
 """The price sheet (sql/clickhouse/price-sheet.yaml): unit prices and named instance types."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,9 @@ class PriceSheet:
         """What a run given these resources costs per hour."""
         if instance_type:
             if instance_type not in self.instance_types:
-                raise ValueError(f"unknown instance type {instance_type!r}; the price sheet has "
-                                 f"{sorted(self.instance_types)}")
+                raise ValueError(
+                    f"unknown instance type {instance_type!r}; the price sheet has {sorted(self.instance_types)}"
+                )
             return self.instance_types[instance_type].usd_hour
         return vcpus * self.vcpu_hour + memory_gb * self.gb_hour
 
@@ -54,16 +56,26 @@ def load(path: Path = DEFAULT) -> PriceSheet:
     doc = yaml.safe_load(path.read_text()) or {}
     try:
         units = doc["unit_prices"]
-        sheet = PriceSheet(vcpu_hour=_positive(units["vcpu_hour"], "vcpu_hour"),
-                           gb_hour=_positive(units["gb_hour"], "gb_hour"),
-                           instance_types={name: InstanceType(name, _positive(t["vcpus"], f"{name}.vcpus"),
-                                                              _positive(t["memory_gb"], f"{name}.memory_gb"),
-                                                              _positive(t["usd_hour"], f"{name}.usd_hour"))
-                                           for name, t in (doc.get("instance_types") or {}).items()},
-                           fargate=UnitPrices(_positive(doc["fargate"]["vcpu_hour"], "fargate.vcpu_hour"),
-                                              _positive(doc["fargate"]["gb_hour"], "fargate.gb_hour"))
-                           if doc.get("fargate") else None,
-                           projection_gb_per_vcpu=_positive(doc.get("projection_gb_per_vcpu", 4), "projection_gb_per_vcpu"))
+        sheet = PriceSheet(
+            vcpu_hour=_positive(units["vcpu_hour"], "vcpu_hour"),
+            gb_hour=_positive(units["gb_hour"], "gb_hour"),
+            instance_types={
+                name: InstanceType(
+                    name,
+                    _positive(t["vcpus"], f"{name}.vcpus"),
+                    _positive(t["memory_gb"], f"{name}.memory_gb"),
+                    _positive(t["usd_hour"], f"{name}.usd_hour"),
+                )
+                for name, t in (doc.get("instance_types") or {}).items()
+            },
+            fargate=UnitPrices(
+                _positive(doc["fargate"]["vcpu_hour"], "fargate.vcpu_hour"),
+                _positive(doc["fargate"]["gb_hour"], "fargate.gb_hour"),
+            )
+            if doc.get("fargate")
+            else None,
+            projection_gb_per_vcpu=_positive(doc.get("projection_gb_per_vcpu", 4), "projection_gb_per_vcpu"),
+        )
     except KeyError as missing:
         raise ValueError(f"{path}: missing {missing}") from None
     return sheet
@@ -79,8 +91,12 @@ def _positive(value, what: str) -> float:
 def store(client, sheet: PriceSheet) -> None:
     client.command("TRUNCATE TABLE unit_prices")
     client.command("TRUNCATE TABLE instance_types")
-    client.insert("unit_prices", [["vcpu_hour", sheet.vcpu_hour], ["gb_hour", sheet.gb_hour]],
-                  column_names=["resource", "usd"])
+    client.insert(
+        "unit_prices", [["vcpu_hour", sheet.vcpu_hour], ["gb_hour", sheet.gb_hour]], column_names=["resource", "usd"]
+    )
     if sheet.instance_types:
-        client.insert("instance_types", [[t.name, t.vcpus, t.memory_gb, t.usd_hour] for t in sheet.instance_types.values()],
-                      column_names=["name", "vcpus", "memory_gb", "usd_hour"])
+        client.insert(
+            "instance_types",
+            [[t.name, t.vcpus, t.memory_gb, t.usd_hour] for t in sheet.instance_types.values()],
+            column_names=["name", "vcpus", "memory_gb", "usd_hour"],
+        )

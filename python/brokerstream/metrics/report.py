@@ -1,5 +1,6 @@
 """The cost report: every named query of sql/clickhouse/queries.sql printed as a table, and plots
 (PNG, plus an HTML page with the tables) of throughput against cost per hour and latency against load."""
+
 from __future__ import annotations
 
 import html
@@ -31,13 +32,14 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, value_per_response: float 
     pricesheet.store(client, pricesheet.load())
     results = {}
     for q in store.named_queries().values():
-        columns, rows = store.run_query(client, q, headroom=headroom, value_per_response=value_per_response,
-                                        baseline=0)
+        columns, rows = store.run_query(client, q, headroom=headroom, value_per_response=value_per_response, baseline=0)
         results[q.name] = (q.purpose, columns, rows)
         printer(f"\n== {q.name}: {q.purpose}")
         printer(table(columns, rows) if rows else "(no runs with these figures yet)")
-    load = client.query("SELECT run_id, rps, p95_ms FROM request_samples WHERE run_id = "
-                        "(SELECT argMax(run_id, started) FROM runs FINAL WHERE kind = 'http') ORDER BY ts").result_rows
+    load = client.query(
+        "SELECT run_id, rps, p95_ms FROM request_samples WHERE run_id = "
+        "(SELECT argMax(run_id, started) FROM runs FINAL WHERE kind = 'http') ORDER BY ts"
+    ).result_rows
     client.close()
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = _plots(results, load, out_dir)
@@ -49,8 +51,10 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, value_per_response: float 
 
 def _plots(results: dict, load: list[tuple], out_dir: Path) -> list[Path]:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     paths = []
     _, cols, rows = results["throughput_per_dollar"]
     if rows:
@@ -82,14 +86,19 @@ def _plots(results: dict, load: list[tuple], out_dir: Path) -> list[Path]:
 
 
 def _html(results: dict, plots: list[Path]) -> str:
-    parts = ["<!doctype html><meta charset=utf-8><title>brokerstream cost report</title>",
-             "<style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}</style>",
-             "<h1>brokerstream: throughput per dollar</h1>"]
+    parts = [
+        "<!doctype html><meta charset=utf-8><title>brokerstream cost report</title>",
+        "<style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}</style>",
+        "<h1>brokerstream: throughput per dollar</h1>",
+    ]
     for p in plots:
         parts.append(f'<img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}">')
     for name, (purpose, cols, rows) in results.items():
-        parts.append(f"<h2>{html.escape(name)}</h2><p>{html.escape(purpose)}</p><table><tr>"
-                     + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr>")
+        parts.append(
+            f"<h2>{html.escape(name)}</h2><p>{html.escape(purpose)}</p><table><tr>"
+            + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+            + "</tr>"
+        )
         parts += ["<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in r) + "</tr>" for r in rows]
         parts.append("</table>")
     return "\n".join(parts)

@@ -4,6 +4,7 @@
 An embedded store belongs to one process at a time (chdb locks its folder): during a run the load
 driver owns it and writes the samples at the end of the run; `report` opens it afterwards.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import clickhouse_connect
+
 from brokerstream.common.config import ROOT
 
 SQL_DIR = ROOT / "sql" / "clickhouse"
@@ -19,7 +21,7 @@ SQL_DIR = ROOT / "sql" / "clickhouse"
 def connect(cfg):
     dsn = cfg["BS_CLICKHOUSE_DSN"]
     if dsn.startswith("chdb://"):
-        Path(dsn[len("chdb://"):]).mkdir(parents=True, exist_ok=True)
+        Path(dsn[len("chdb://") :]).mkdir(parents=True, exist_ok=True)
     return clickhouse_connect.get_client(dsn=dsn)
 
 

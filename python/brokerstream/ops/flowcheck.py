@@ -4,6 +4,7 @@ Used by the integration tests and the drain benchmark: every order produced must
 result (ACCEPTED or REJECTED with a reason) or one dead letter, and positions replayed from the
 orders and their fills must equal the positions the flow published.
 """
+
 from __future__ import annotations
 
 import collections
@@ -16,9 +17,9 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import registry_client
+from brokerstream.common.config import Config
 
 
 @dataclass(frozen=True)
@@ -30,17 +31,33 @@ class Message:
     timestamp_ms: int
 
 
-def read_topic(cfg: Config, topic: str, *, decode: bool = True, timeout: float = 120.0,
-               until: dict[int, int] | None = None, keys: Callable[[str | None], bool] | None = None) -> list[Message]:
+def read_topic(
+    cfg: Config,
+    topic: str,
+    *,
+    decode: bool = True,
+    timeout: float = 120.0,
+    until: dict[int, int] | None = None,
+    keys: Callable[[str | None], bool] | None = None,
+) -> list[Message]:
     """Every committed record of a topic up to its end offsets now (or `until`), in partition order;
     only those whose key passes `keys` when given (checked before decoding, which is the slow part)."""
-    consumer = Consumer(client_conf(cfg, **{"group.id": f"flowcheck-{time.time_ns()}",
-                         "enable.auto.commit": False, "isolation.level": "read_committed",
-                         "auto.offset.reset": "earliest"}))
+    consumer = Consumer(
+        client_conf(
+            cfg,
+            **{
+                "group.id": f"flowcheck-{time.time_ns()}",
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+                "auto.offset.reset": "earliest",
+            },
+        )
+    )
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
-        ends = until or {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
-                         for p in meta.partitions}
+        ends = until or {
+            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in meta.partitions
+        }
         deserializer = AvroDeserializer(registry_client(cfg)) if decode else None
         ctx = SerializationContext(topic, MessageField.VALUE)
         consumer.assign([TopicPartition(topic, p, 0) for p, end in ends.items() if end > 0])
@@ -75,8 +92,14 @@ def read_topic(cfg: Config, topic: str, *, decode: bool = True, timeout: float =
         consumer.close()
 
 
-def wait_drained(cfg: Config, *, group: str = "brokerstream-orders", topic: str = "orders",
-                 timeout: float = 300.0, transactional: bool = False) -> float:
+def wait_drained(
+    cfg: Config,
+    *,
+    group: str = "brokerstream-orders",
+    topic: str = "orders",
+    timeout: float = 300.0,
+    transactional: bool = False,
+) -> float:
     """Waits until the group has committed the topic to its end (every record decided and its
     results committed, under exactly-once); returns the seconds it took. A topic written in
     transactions (`transactional`) may end with a commit marker the group never commits past; the
@@ -113,14 +136,25 @@ class Reconciliation:
 
     @property
     def balanced(self) -> bool:
-        return (not self.duplicates and self.accepted + sum(self.rejected.values()) + self.cancelled
-                + self.expired + self.dead_lettered == self.produced)
+        return (
+            not self.duplicates
+            and self.accepted + sum(self.rejected.values()) + self.cancelled + self.expired + self.dead_lettered
+            == self.produced
+        )
 
     def summary(self) -> dict:
-        return {"produced": self.produced, "accepted": self.accepted, "rejected": sum(self.rejected.values()),
-                "cancelled": self.cancelled, "expired": self.expired,
-                "rejected_by_reason": dict(sorted(self.rejected.items())), "dead_lettered": self.dead_lettered,
-                "duplicates": len(self.duplicates), "missing": len(self.missing), "balanced": self.balanced}
+        return {
+            "produced": self.produced,
+            "accepted": self.accepted,
+            "rejected": sum(self.rejected.values()),
+            "cancelled": self.cancelled,
+            "expired": self.expired,
+            "rejected_by_reason": dict(sorted(self.rejected.items())),
+            "dead_lettered": self.dead_lettered,
+            "duplicates": len(self.duplicates),
+            "missing": len(self.missing),
+            "balanced": self.balanced,
+        }
 
 
 def result_key(member_id: str, order_id: str) -> str:
@@ -128,8 +162,9 @@ def result_key(member_id: str, order_id: str) -> str:
     return f"{member_id}|{order_id}"
 
 
-def reconcile(order_keys: Iterable[str], results: list[Message], dead_letters: list[Message],
-              orders_topic: str = "orders") -> Reconciliation:
+def reconcile(
+    order_keys: Iterable[str], results: list[Message], dead_letters: list[Message], orders_topic: str = "orders"
+) -> Reconciliation:
     """produced = accepted + rejected + cancelled + expired + dead-lettered, with no order decided twice (an order
     still working has no result yet and counts as missing). Orders are named
     by result_key(member, order id); a retry of an order (a second record of the same member and id)
@@ -180,9 +215,11 @@ def holdings(cfg: Config) -> dict[str, dict[str, int]]:
     return out
 
 
-def replay_positions(orders: list[Message], fills: dict[str, tuple[Decimal, int]],
-                     elsewhere: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset()
-                     ) -> dict[str, tuple[int, Decimal, Decimal]]:
+def replay_positions(
+    orders: list[Message],
+    fills: dict[str, tuple[Decimal, int]],
+    elsewhere: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset(),
+) -> dict[str, tuple[int, Decimal, Decimal]]:
     """Positions from the orders, in the order the flow took them (per partition, by offset), with
     each accepted order's fill (price, multiplier) by result_key(member, order id):
     {account|instrument: (quantity, avg cost, realized)}. A retry (a later record of the same member

@@ -11,6 +11,7 @@ which every gateway instance holds: a new key works, and a revoked one is refuse
 The seed-derived keys of generated reference data are rows of the same table, labelled
 "generated test data (seed N)"; they stand for no real member.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -46,8 +47,10 @@ def _member_exists(conn, member_id: str) -> None:
 def _insert(conn, member_id: str, label: str) -> Issued:
     key = new_key()
     digest = sha256_hex(key)
-    conn.execute("INSERT INTO api_keys (key_sha256, key_id, member_id, label, status) VALUES (%s, %s, %s, %s, 'ACTIVE')",
-                 (digest, key_id(digest), member_id, label))
+    conn.execute(
+        "INSERT INTO api_keys (key_sha256, key_id, member_id, label, status) VALUES (%s, %s, %s, %s, 'ACTIVE')",
+        (digest, key_id(digest), member_id, label),
+    )
     return Issued(key, key_id(digest), member_id, label)
 
 
@@ -62,10 +65,14 @@ def rotate(cfg: Config, member_id: str, label: str = "rotated") -> tuple[Issued,
     with psycopg.connect(cfg.postgres_dsn()) as conn, conn.transaction():
         _member_exists(conn, member_id)
         issued = _insert(conn, member_id, label)
-        revoked = [r[0] for r in conn.execute(
-            "UPDATE api_keys SET status = 'REVOKED', revoked_at = now() "
-            "WHERE member_id = %s AND status = 'ACTIVE' AND key_id <> %s RETURNING key_id",
-            (member_id, issued.key_id))]
+        revoked = [
+            r[0]
+            for r in conn.execute(
+                "UPDATE api_keys SET status = 'REVOKED', revoked_at = now() "
+                "WHERE member_id = %s AND status = 'ACTIVE' AND key_id <> %s RETURNING key_id",
+                (member_id, issued.key_id),
+            )
+        ]
         return issued, revoked
 
 
@@ -86,5 +93,8 @@ def revoke(cfg: Config, member_id: str, key: str | None = None) -> list[str]:
 def listing(cfg: Config, member_id: str) -> list[tuple]:
     with psycopg.connect(cfg.postgres_dsn()) as conn:
         _member_exists(conn, member_id)
-        return conn.execute("SELECT key_id, label, status, created_at, revoked_at FROM api_keys WHERE member_id = %s "
-                            "ORDER BY created_at, key_id", (member_id,)).fetchall()
+        return conn.execute(
+            "SELECT key_id, label, status, created_at, revoked_at FROM api_keys WHERE member_id = %s "
+            "ORDER BY created_at, key_id",
+            (member_id,),
+        ).fetchall()

@@ -5,6 +5,7 @@ orders' lives (OPEN, AMENDED, TRIGGERED, CANCELLED, EXPIRED, refused cancels and
 movement is computed in Postgres numerics from its row: -(signed quantity) x fill price x multiplier, the
 same rule the order flow books; nothing passes through binary floating point. Times are the broker's.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,19 @@ import psycopg
 
 from brokerstream.common.config import Config
 
-COLUMNS = ("ts", "kind", "order_id", "instrument_id", "side", "quantity", "price", "cash_movement",
-           "realized_pnl", "status", "detail")
+COLUMNS = (
+    "ts",
+    "kind",
+    "order_id",
+    "instrument_id",
+    "side",
+    "quantity",
+    "price",
+    "cash_movement",
+    "realized_pnl",
+    "status",
+    "detail",
+)
 
 # One query, every line of the statement in time order. Each final outcome is one line (a fill with its
 # cash and realized P&L, or a rejection, cancel, expiry with why); each step of a working order one line.
@@ -72,13 +84,20 @@ class Statement:
         return dict(sorted(out.items()))
 
     def to_json(self) -> str:
-        return json.dumps({
-            "account_id": self.account_id, "member_id": self.member_id,
-            "from": self.start.isoformat(), "to": self.end.isoformat(),
-            "deposited_cash": _text(self.deposited_cash), "cash_movement": _text(self.cash_movement),
-            "realized_pnl": _text(self.realized_pnl), "counts": self.counts(),
-            "lines": [{k: _text(v) for k, v in ln.items()} for ln in self.lines],
-        }, indent=2)
+        return json.dumps(
+            {
+                "account_id": self.account_id,
+                "member_id": self.member_id,
+                "from": self.start.isoformat(),
+                "to": self.end.isoformat(),
+                "deposited_cash": _text(self.deposited_cash),
+                "cash_movement": _text(self.cash_movement),
+                "realized_pnl": _text(self.realized_pnl),
+                "counts": self.counts(),
+                "lines": [{k: _text(v) for k, v in ln.items()} for ln in self.lines],
+            },
+            indent=2,
+        )
 
     def to_csv(self) -> str:
         out = io.StringIO()

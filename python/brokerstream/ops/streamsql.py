@@ -6,6 +6,7 @@ view (Flink) or persistent query (ksqlDB). `run` answers one named query over wh
 now: a batch session whose tables stop at the latest offsets. `client` opens Flink's SQL client on a
 streaming session with the tables and views loaded, so `SELECT * FROM <name>` runs live.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from brokerstream.clients.flinksql import Result, SqlError, SqlSession
 from brokerstream.common.config import ROOT, Config
 from brokerstream.common.errors import UserError
-from brokerstream.clients.flinksql import Result, SqlError, SqlSession
 
 FLINK_DIR = ROOT / "sql" / "flink"
 KSQLDB_DIR = ROOT / "sql" / "ksqldb"
@@ -31,8 +32,11 @@ STREAMING_SETTINGS = {"execution.runtime-mode": "streaming", "table.exec.source.
 BATCH_SETTINGS = {"execution.runtime-mode": "batch"}
 
 _PLACEHOLDER = re.compile(r"\$\{([a-z_]+)(?::(\w+))?\}")
-_CREATES = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?(TABLE|VIEW|STREAM)\s+"
-                      r"(?:IF\s+NOT\s+EXISTS\s+)?`?(\w+)`?", re.IGNORECASE)
+_CREATES = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?(TABLE|VIEW|STREAM)\s+"
+    r"(?:IF\s+NOT\s+EXISTS\s+)?`?(\w+)`?",
+    re.IGNORECASE,
+)
 
 
 class CatalogError(UserError, ValueError):
@@ -125,6 +129,7 @@ def stack_values(cfg: Config) -> Callable[[str, str | None], str]:
         if key == "schema" and arg:
             return schema_str(arg)
         raise CatalogError(f"unknown placeholder ${{{key}{':' + arg if arg else ''}}}")
+
     return value
 
 
@@ -140,6 +145,7 @@ def with_kafka_login(cfg: Config, statement: str) -> str:
     """In the secure profile, a Kafka table logs in as the flink principal: its options follow the
     bootstrap option. The session holds them; the SQL files stay free of secrets."""
     from brokerstream.clients.kafka_security import java_client_properties
+
     login = java_client_properties(cfg, "flink")
     if not login:
         return statement
@@ -181,6 +187,7 @@ def parse_since(text: str | None, now_ms: int | None = None) -> int | None:
         return None
     import datetime as dt
     import time
+
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     text = text.strip()
     age = re.fullmatch(r"(\d+)([smhd])", text)
@@ -202,8 +209,9 @@ def query_named(name: str) -> CatalogQuery:
     for query in catalog:
         if query.name == name:
             return query
-    raise CatalogError(f"no query {name!r} in {FLINK_CATALOG.relative_to(ROOT)}; "
-                       f"known: {', '.join(q.name for q in catalog)}")
+    raise CatalogError(
+        f"no query {name!r} in {FLINK_CATALOG.relative_to(ROOT)}; known: {', '.join(q.name for q in catalog)}"
+    )
 
 
 def run(cfg: Config, name: str, *, since_ms: int | None = None, timeout: float = 300.0) -> Result:
@@ -216,8 +224,10 @@ def run(cfg: Config, name: str, *, since_ms: int | None = None, timeout: float =
             return sql.execute(f"SELECT * FROM {name}", timeout=timeout)
         except SqlError as exc:
             if "Failed to deserialize" in str(exc):
-                raise SqlError(f"{exc}\nA record in one of the query's topics is not Avro in the wire format "
-                               "(a dead letter's source, say): start after it with --since.") from None
+                raise SqlError(
+                    f"{exc}\nA record in one of the query's topics is not Avro in the wire format "
+                    "(a dead letter's source, say): start after it with --since."
+                ) from None
             raise
 
 
@@ -248,8 +258,17 @@ def client_argv(cfg: Config) -> tuple[list[str], dict[str, str]]:
 
     gateway = FlinkSqlGateway(cfg, Layout(cfg))
     endpoint = cfg.sql_gateway_url.split("://", 1)[-1]
-    argv = ["bash", gateway.script("sql-client.sh"), "gateway", "--endpoint", endpoint,
-            "--init", str(client_init_file(cfg)), "--history", str(cfg.run_dir / "flink" / "sql-client-history")]
+    argv = [
+        "bash",
+        gateway.script("sql-client.sh"),
+        "gateway",
+        "--endpoint",
+        endpoint,
+        "--init",
+        str(client_init_file(cfg)),
+        "--history",
+        str(cfg.run_dir / "flink" / "sql-client-history"),
+    ]
     return argv, gateway.env()
 
 

@@ -1,4 +1,5 @@
 """The services of the native stack, in the order a reader meets them in docs/operations.md."""
+
 from __future__ import annotations
 
 from brokerstream.common.config import Config
@@ -12,8 +13,17 @@ from brokerstream.launcher.services.postgres import Postgres
 from brokerstream.launcher.services.registry import Registry
 from brokerstream.launcher.services.streams import StreamsApp
 
-SERVICE_TYPES = (Postgres, Kafka, Registry, Connect, FlinkJobManager, FlinkTaskManager, FlinkSqlGateway, StreamsApp,
-                 Baseline)
+SERVICE_TYPES = (
+    Postgres,
+    Kafka,
+    Registry,
+    Connect,
+    FlinkJobManager,
+    FlinkTaskManager,
+    FlinkSqlGateway,
+    StreamsApp,
+    Baseline,
+)
 
 
 def all_services(cfg: Config) -> dict[str, Service]:

@@ -1,4 +1,5 @@
 """What every service of the native stack tells the launcher: how to prepare, start and probe it."""
+
 from __future__ import annotations
 
 import signal
@@ -82,6 +83,7 @@ def port_open(host: str, port: int, timeout: float = 1.0) -> bool:
 def write_if_changed(path: Path, text: str) -> None:
     """Config files are the stack user's alone (mode 0600): in the secure profile some hold passwords."""
     from brokerstream.clients.kafka_security import write_private
+
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
         write_private(path, text)
@@ -95,5 +97,13 @@ LOCALE = ["-Duser.language=en", "-Duser.country=US"]
 
 def java_opts(heap: str, *extra: str) -> list[str]:
     # A capped heap keeps RSS predictable; a small initial heap keeps an idle stack small.
-    return ["-Xms64m", f"-Xmx{heap}", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50",
-            "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", *LOCALE, *extra]
+    return [
+        "-Xms64m",
+        f"-Xmx{heap}",
+        "-XX:+UseG1GC",
+        "-XX:MaxGCPauseMillis=50",
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Djava.awt.headless=true",
+        *LOCALE,
+        *extra,
+    ]

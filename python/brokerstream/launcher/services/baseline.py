@@ -1,6 +1,7 @@
 """The architecture baseline: the seed thesis's database-centric monolith (baseline/, one fat jar,
 Java 21 for its virtual threads). Optional: a plain `up` leaves it out, since it and the streams app
 would both decide every order; `up baseline` or `bench drain --architecture baseline` start it."""
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,14 @@ class Baseline(Service):
     def launch(self) -> Launch:
         env = dict(os.environ)
         env.update(self.environment())
-        argv = [self.cfg.java(min_version=21), *java_opts(self.cfg["BS_BASELINE_HEAP"]), f"-Djava.io.tmpdir={self.data}",
-                *self.cfg["BS_BASELINE_JAVA_OPTS"].split(), "-jar", str(self.layout.module_jar(*JAR))]
+        argv = [
+            self.cfg.java(min_version=21),
+            *java_opts(self.cfg["BS_BASELINE_HEAP"]),
+            f"-Djava.io.tmpdir={self.data}",
+            *self.cfg["BS_BASELINE_JAVA_OPTS"].split(),
+            "-jar",
+            str(self.layout.module_jar(*JAR)),
+        ]
         return Launch(argv=argv, env=env, cwd=self.data)
 
     def healthy(self) -> bool:
@@ -57,5 +64,6 @@ class Baseline(Service):
 
     def metrics(self) -> dict[str, int] | None:
         import json
+
         body = http_ok(f"http://{self.cfg.bind}:{self.cfg.port('baseline')}/metrics")
         return json.loads(body) if body else None

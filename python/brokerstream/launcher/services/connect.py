@@ -1,4 +1,5 @@
 """Kafka Connect: one distributed worker with the Debezium source, our Postgres sink and the Apicurio converter."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,7 @@ class Connect(Service):
             # converter with the same connectors/*.json files.
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
             "value.converter": "io.apicurio.registry.utils.converter.AvroConverter",
-            "value.converter.apicurio.registry.url":
-                f"http://{host}:{self.cfg.port('registry')}/apis/registry/v2",
+            "value.converter.apicurio.registry.url": f"http://{host}:{self.cfg.port('registry')}/apis/registry/v2",
             "value.converter.apicurio.registry.auto-register": "true",
             "value.converter.apicurio.registry.find-latest": "true",
             # The Confluent wire format: magic byte and a 4-byte content id (what ccompat serves).
@@ -81,10 +81,15 @@ class Connect(Service):
         write_if_changed(self.properties_file, self.properties())
 
     def launch(self) -> Launch:
-        argv = [self.cfg.java(), *java_opts(self.cfg["BS_CONNECT_HEAP"]),
-                f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
-                "-cp", str(self.layout.kafka_lib / "*"),
-                "org.apache.kafka.connect.cli.ConnectDistributed", str(self.properties_file)]
+        argv = [
+            self.cfg.java(),
+            *java_opts(self.cfg["BS_CONNECT_HEAP"]),
+            f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
+            "-cp",
+            str(self.layout.kafka_lib / "*"),
+            "org.apache.kafka.connect.cli.ConnectDistributed",
+            str(self.properties_file),
+        ]
         env = dict(os.environ)
         env.update({k: v for k, v in self.cfg.values.items() if k.startswith("BS_POSTGRES_")})
         return Launch(argv=argv, env=env)

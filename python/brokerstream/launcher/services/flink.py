@@ -4,6 +4,7 @@ The scripts and jars come from the PyPI distribution; our lib/ and opt/ (with th
 SQL formats and the gateway jar) and our configuration are passed through Flink's own environment
 variables, so the venv's copy stays untouched.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,19 +18,34 @@ from brokerstream.launcher.services.base import LOCALE, Launch, Service, http_ok
 _PREPARE_LOCK = threading.Lock()
 
 # Flink's distribution ships these JVM flags in its default config; the runtime needs them on JDK 17.
-JAVA_OPENS = " ".join([
-    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
-    "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-    *[f"--add-opens=java.base/{pkg}=ALL-UNNAMED" for pkg in (
-        "java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch", "java.lang.reflect", "java.text",
-        "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
-        "java.util.concurrent.locks")],
-])
+JAVA_OPENS = " ".join(
+    [
+        "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+        "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
+        "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+        "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
+        "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+        "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
+        "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+        *[
+            f"--add-opens=java.base/{pkg}=ALL-UNNAMED"
+            for pkg in (
+                "java.lang",
+                "java.net",
+                "java.io",
+                "java.nio",
+                "sun.nio.ch",
+                "java.lang.reflect",
+                "java.text",
+                "java.time",
+                "java.util",
+                "java.util.concurrent",
+                "java.util.concurrent.atomic",
+                "java.util.concurrent.locks",
+            )
+        ],
+    ]
+)
 
 
 @dataclass
@@ -79,13 +95,15 @@ class FlinkBase(Service):
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
-        env.update({
-            "FLINK_CONF_DIR": str(self.conf_dir),
-            "FLINK_LIB_DIR": str(self.layout.flink_runtime / "lib"),
-            "FLINK_OPT_DIR": str(self.layout.flink_runtime / "opt"),
-            "FLINK_LOG_DIR": str(self.cfg.log_dir / "flink"),
-            "FLINK_PID_DIR": str(self.cfg.run_dir / "flink"),
-        })
+        env.update(
+            {
+                "FLINK_CONF_DIR": str(self.conf_dir),
+                "FLINK_LIB_DIR": str(self.layout.flink_runtime / "lib"),
+                "FLINK_OPT_DIR": str(self.layout.flink_runtime / "opt"),
+                "FLINK_LOG_DIR": str(self.cfg.log_dir / "flink"),
+                "FLINK_PID_DIR": str(self.cfg.run_dir / "flink"),
+            }
+        )
         if self.cfg.get("BS_JAVA_HOME"):
             env["JAVA_HOME"] = self.cfg["BS_JAVA_HOME"]
         return env
@@ -105,8 +123,13 @@ class FlinkBase(Service):
         text = "".join(f"{k}: {json.dumps(v)}\n" for k, v in self.config().items())
         write_if_changed(self.conf_dir / "config.yaml", text)
         source = self.layout.pyflink_home / "conf"
-        for name in ("log4j-console.properties", "log4j-cli.properties", "log4j-session.properties",
-                     "log4j.properties", "logback-console.xml"):
+        for name in (
+            "log4j-console.properties",
+            "log4j-cli.properties",
+            "log4j-session.properties",
+            "log4j.properties",
+            "logback-console.xml",
+        ):
             write_if_changed(self.conf_dir / name, (source / name).read_text())
 
     def overview(self) -> dict | None:
@@ -121,8 +144,11 @@ class FlinkJobManager(FlinkBase):
         self.cpu_group = "pnl"
 
     def ports(self) -> dict[str, int]:
-        return {"rest": self.cfg.port("flink_rest"), "rpc": self.cfg.port("flink_jm_rpc"),
-                "blob": self.cfg.port("flink_blob")}
+        return {
+            "rest": self.cfg.port("flink_rest"),
+            "rpc": self.cfg.port("flink_jm_rpc"),
+            "blob": self.cfg.port("flink_blob"),
+        }
 
     def launch(self) -> Launch:
         return Launch(argv=["bash", self.script("jobmanager.sh"), "start-foreground"], env=self.env())

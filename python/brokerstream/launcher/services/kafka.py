@@ -1,14 +1,15 @@
 """Apache Kafka in KRaft mode, on loopback: one node that is both broker and controller, or (with
 BS_KAFKA_BROKERS=3) three such nodes, a static controller quorum of three and every topic replicated
 three ways, so that any one node may die."""
+
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
 
 from brokerstream.clients import kafka_security
-from brokerstream.common.errors import UserError
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.errors import UserError
 from brokerstream.common.progress import run
 from brokerstream.launcher.services.base import Launch, Service, java_opts, port_open, write_if_changed
 
@@ -94,8 +95,11 @@ class Kafka(Service):
         if self.cfg.kafka_secure:
             with _format_lock:
                 if kafka_security.ensure_material(self.cfg):
-                    print("[kafka] secure profile: CA, broker certificate and SCRAM passwords made in "
-                          f"{kafka_security.security_dir(self.cfg)}", flush=True)
+                    print(
+                        "[kafka] secure profile: CA, broker certificate and SCRAM passwords made in "
+                        f"{kafka_security.security_dir(self.cfg)}",
+                        flush=True,
+                    )
         self.data.mkdir(parents=True, exist_ok=True)
         write_if_changed(self.properties_file, self.properties())
         if (self.data / "logs" / "meta.properties").exists():
@@ -113,8 +117,17 @@ class Kafka(Service):
         argfile = self.data / "format.args"
         write_if_changed(argfile, "".join(_argfile_quote(a) + "\n" for a in args))
         try:
-            run([self.cfg.java(), "-cp", self.classpath(), f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
-                 f"@{argfile}"], what=f"{self.name} storage format", log=self.layout.log(f"{self.name}-format"))
+            run(
+                [
+                    self.cfg.java(),
+                    "-cp",
+                    self.classpath(),
+                    f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
+                    f"@{argfile}",
+                ],
+                what=f"{self.name} storage format",
+                log=self.layout.log(f"{self.name}-format"),
+            )
         finally:
             argfile.unlink(missing_ok=True)
 
@@ -138,21 +151,32 @@ class Kafka(Service):
                 f"{self.cfg.data_dir} holds a Kafka cluster of {made.get('brokers', '?')} broker(s), security "
                 f"{made.get('security', 'plaintext')}, and the configuration asks for {self.cfg.kafka_brokers}, "
                 f"{self.cfg.kafka_security} (BS_KAFKA_BROKERS, BS_KAFKA_SECURITY): `./brokerstream reset` "
-                "(it deletes the data) or set them back")
+                "(it deletes the data) or set them back"
+            )
 
     def tool_output(self, main: str, *args: str) -> str:
         import subprocess
-        proc = subprocess.run([self.cfg.java(), "-cp", self.classpath(), main, *args],
-                              capture_output=True, text=True, check=True)
+
+        proc = subprocess.run(
+            [self.cfg.java(), "-cp", self.classpath(), main, *args], capture_output=True, text=True, check=True
+        )
         return proc.stdout.strip().splitlines()[-1]
 
     def launch(self) -> Launch:
         # Request and topic counters over HTTP on loopback (what `bench cost` divides by the orders)
-        agent = f"{self.layout.metrics_agent}={self.cfg.bind}:{self.cfg.kafka_metrics_port(self.node)}:{self.cfg.root / METRICS}"
-        argv = [self.cfg.java(), *java_opts(self.cfg["BS_KAFKA_HEAP"]), f"-javaagent:{agent}",
-                f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
-                f"-Dkafka.logs.dir={self.layout.cfg.log_dir}",
-                "-cp", self.classpath(), "kafka.Kafka", str(self.properties_file)]
+        port = self.cfg.kafka_metrics_port(self.node)
+        agent = f"{self.layout.metrics_agent}={self.cfg.bind}:{port}:{self.cfg.root / METRICS}"
+        argv = [
+            self.cfg.java(),
+            *java_opts(self.cfg["BS_KAFKA_HEAP"]),
+            f"-javaagent:{agent}",
+            f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
+            f"-Dkafka.logs.dir={self.layout.cfg.log_dir}",
+            "-cp",
+            self.classpath(),
+            "kafka.Kafka",
+            str(self.properties_file),
+        ]
         return Launch(argv=argv)
 
     def healthy(self) -> bool:
@@ -161,8 +185,15 @@ class Kafka(Service):
         if not port_open(self.cfg.bind, port):
             return False
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient(client_conf(self.cfg, kafka_security.ADMIN, bootstrap=f"{self.cfg.bind}:{port}",
-                                        **{"socket.timeout.ms": 2000, "log_level": 0}))
+
+        admin = AdminClient(
+            client_conf(
+                self.cfg,
+                kafka_security.ADMIN,
+                bootstrap=f"{self.cfg.bind}:{port}",
+                **{"socket.timeout.ms": 2000, "log_level": 0},
+            )
+        )
         try:
             meta = admin.list_topics(timeout=3)
         except Exception:

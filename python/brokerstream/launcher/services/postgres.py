@@ -8,6 +8,7 @@ only as the `postgres` OS user (peer); every other connection, socket or TCP, wi
 The role's password is set from BS_POSTGRES_PASSWORD on every start (so changing it takes effect)
 and reaches psql on stdin, never on a command line other users can read in `ps`.
 """
+
 from __future__ import annotations
 
 import os
@@ -55,9 +56,24 @@ class Postgres(Service):
             return
         if self.pgdata.exists():  # a half-made cluster from an interrupted initdb
             shutil.rmtree(self.pgdata)
-        run([self.bin("initdb"), "-D", str(self.pgdata), "-U", OS_USER, "-E", "UTF8", "--locale=C",
-             "--auth-local=peer", "--auth-host=scram-sha-256"],
-            env=self._env(), what="initdb", log=self.layout.log("postgres-initdb"), user=OS_USER)
+        run(
+            [
+                self.bin("initdb"),
+                "-D",
+                str(self.pgdata),
+                "-U",
+                OS_USER,
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--auth-local=peer",
+                "--auth-host=scram-sha-256",
+            ],
+            env=self._env(),
+            what="initdb",
+            log=self.layout.log("postgres-initdb"),
+            user=OS_USER,
+        )
         self.prepare_hba()
 
     def prepare_hba(self) -> None:
@@ -90,8 +106,14 @@ class Postgres(Service):
         return Launch(argv=argv, env=self._env(), user=OS_USER)
 
     def healthy(self) -> bool:
-        return subprocess.run([self.bin("pg_isready"), "-q", "-h", self.cfg.bind, "-p", str(self.cfg.port("postgres"))],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        return (
+            subprocess.run(
+                [self.bin("pg_isready"), "-q", "-h", self.cfg.bind, "-p", str(self.cfg.port("postgres"))],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
+            == 0
+        )
 
     def after_start(self) -> None:
         user, password = self.cfg["BS_POSTGRES_USER"], self.cfg["BS_POSTGRES_PASSWORD"]
@@ -109,9 +131,30 @@ class Postgres(Service):
         """Run SQL as the cluster's superuser over the unix socket (peer auth, as the postgres OS user);
         the statement goes on stdin. Returns psql's rows."""
         proc = subprocess.run(
-            [self.bin("psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir),
-             "-p", str(self.cfg.port("postgres")), "-U", OS_USER, "-d", db, "-f", "-"],
-            input=sql, capture_output=True, text=True, user=OS_USER)
+            [
+                self.bin("psql"),
+                "-X",
+                "-q",
+                "-t",
+                "-A",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                str(self.socket_dir),
+                "-p",
+                str(self.cfg.port("postgres")),
+                "-U",
+                OS_USER,
+                "-d",
+                db,
+                "-f",
+                "-",
+            ],
+            input=sql,
+            capture_output=True,
+            text=True,
+            user=OS_USER,
+        )
         if proc.returncode != 0:
             raise StepFailed(f"psql failed: {proc.stderr.strip()}")
         return proc.stdout
@@ -136,8 +179,10 @@ def hba_conf(bind: str) -> str:
     ]
     if bind not in ("127.0.0.1", "localhost", "::1"):
         # bound beyond loopback on purpose: still nobody without the password, and never the superuser
-        lines += ["host    all          all       all            scram-sha-256",
-                  "host    replication  all       all            scram-sha-256"]
+        lines += [
+            "host    all          all       all            scram-sha-256",
+            "host    replication  all       all            scram-sha-256",
+        ]
     return "\n".join(lines) + "\n"
 
 

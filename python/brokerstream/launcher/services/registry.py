@@ -3,6 +3,7 @@
 Schemas live in Postgres (its own database), so they survive restarts and `down`/`up`. The global
 compatibility rule is BACKWARD, the Confluent default; Apicurio's own default is NONE.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,7 @@ class Registry(Service):
             "quarkus.http.access-log.enabled": "false",
             "apicurio.storage.kind": "sql",
             "apicurio.storage.sql.kind": "postgresql",
-            "apicurio.datasource.url":
-                f"jdbc:postgresql://{host}:{self.cfg.port('postgres')}/{self.cfg['BS_REGISTRY_DB']}",
+            "apicurio.datasource.url": f"jdbc:postgresql://{host}:{self.cfg.port('postgres')}/{self.cfg['BS_REGISTRY_DB']}",
             "apicurio.datasource.username": self.cfg["BS_POSTGRES_USER"],
             "apicurio.datasource.jdbc.initial-size": "2",
             "apicurio.datasource.jdbc.min-size": "2",
@@ -46,8 +46,14 @@ class Registry(Service):
 
     def launch(self) -> Launch:
         props = [f"-D{k}={v}" for k, v in self.properties().items()]
-        argv = [self.cfg.java(min_version=21), *java_opts(self.cfg["BS_REGISTRY_HEAP"]),
-                f"-Djava.io.tmpdir={self.data}", *props, "-jar", "quarkus-run.jar"]
+        argv = [
+            self.cfg.java(min_version=21),
+            *java_opts(self.cfg["BS_REGISTRY_HEAP"]),
+            f"-Djava.io.tmpdir={self.data}",
+            *props,
+            "-jar",
+            "quarkus-run.jar",
+        ]
         # The password goes in the environment (Quarkus maps APICURIO_DATASOURCE_PASSWORD to
         # apicurio.datasource.password), not on the command line, which `ps` shows every user.
         env = {**os.environ, "APICURIO_DATASOURCE_PASSWORD": self.cfg["BS_POSTGRES_PASSWORD"]}
@@ -55,5 +61,4 @@ class Registry(Service):
 
     def healthy(self) -> bool:
         mgmt = f"http://{self.cfg.bind}:{self.cfg.port('registry_management')}"
-        return (http_ok(mgmt + "/health/ready") is not None
-                and http_ok(self.cfg.registry_url + "/subjects") is not None)
+        return http_ok(mgmt + "/health/ready") is not None and http_ok(self.cfg.registry_url + "/subjects") is not None

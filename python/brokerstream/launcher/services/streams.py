@@ -1,4 +1,5 @@
 """The order flow: our Kafka Streams app and its HTTP gateway (streams/, one fat jar)."""
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,14 @@ class StreamsApp(Service):
     def launch(self) -> Launch:
         env = dict(os.environ)
         env.update(self.environment())
-        argv = [self.cfg.java(), *java_opts(self.cfg["BS_STREAMS_HEAP"]), f"-Djava.io.tmpdir={self.data}",
-                *self.cfg["BS_STREAMS_JAVA_OPTS"].split(), "-jar", str(self.layout.module_jar(*JAR))]
+        argv = [
+            self.cfg.java(),
+            *java_opts(self.cfg["BS_STREAMS_HEAP"]),
+            f"-Djava.io.tmpdir={self.data}",
+            *self.cfg["BS_STREAMS_JAVA_OPTS"].split(),
+            "-jar",
+            str(self.layout.module_jar(*JAR)),
+        ]
         return Launch(argv=argv, env=env, cwd=self.data)
 
     def healthy(self) -> bool:

@@ -5,6 +5,7 @@ stop the other one for a run and put things back after.
 - `streams`: the stream-native system (streams app + the Flink P&L job), the default.
 - `baseline`: the seed thesis's database-centric monolith (baseline/), state and work in Postgres.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,14 +15,13 @@ from pathlib import Path
 import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
-from brokerstream.common.config import ROOT, Config
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.config import ROOT, Config
 
 APPS = ("streams", "baseline")
 STREAMS_GROUP = "brokerstream-orders"  # the streams app's application id
 NAMES = APPS
-BASELINE_DEFAULTS = ROOT / "baseline" / "src" / "main" / "resources" \
-    / "baseline-defaults.properties"
+BASELINE_DEFAULTS = ROOT / "baseline" / "src" / "main" / "resources" / "baseline-defaults.properties"
 
 
 def read_properties(path: Path) -> dict[str, str]:
@@ -105,6 +105,7 @@ class Architecture:
         def priced(c: Config) -> set[str]:
             with psycopg.connect(c.postgres_dsn()) as conn:
                 return {r[0] for r in conn.execute(f"SELECT instrument_id FROM {schema}.mono_latest_prices")}
+
         return priced
 
     def revalued(self, cfg: Config) -> int:
@@ -112,14 +113,16 @@ class Architecture:
         baseline's."""
         if self.name == "streams":
             from brokerstream.clients.flinkjobs import PNL_JOB, Flink
+
             flink = Flink(cfg.flink_url, timeout=10)
             job = flink.live(PNL_JOB)
             if job is None:
                 return 0
             # the REST API lists a counter only once its metric fetcher has seen it
             return int(flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"]).get("positionsRevalued", 0))
-        from brokerstream.launcher.services.baseline import Baseline
         from brokerstream.launcher.layout import Layout
+        from brokerstream.launcher.services.baseline import Baseline
+
         metrics = Baseline(cfg, Layout(cfg)).metrics()
         return metrics["positions_revalued"] if metrics else 0
 
@@ -132,7 +135,9 @@ class Architecture:
         with psycopg.connect(cfg.postgres_dsn()) as conn:
             if conn.execute("SELECT to_regclass(%s)", (f"{schema}.mono_orders",)).fetchone()[0] is None:
                 return set()  # the baseline never ran here
-            return {(p, o) for p, o in conn.execute(f"SELECT source_partition, source_offset FROM {schema}.mono_orders")}
+            return {
+                (p, o) for p, o in conn.execute(f"SELECT source_partition, source_offset FROM {schema}.mono_orders")
+            }
 
     def restore(self, stack, was_running: set[str]) -> None:
         """The order flows as they were before the run."""

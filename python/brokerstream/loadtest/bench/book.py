@@ -22,6 +22,7 @@ trigger and the result it leads to keep the tick's timestamp), also per 10 s of 
 
 The rest of the stack runs as it is (P&L job, connectors, ClickHouse): the figure is the whole system's.
 """
+
 from __future__ import annotations
 
 import collections
@@ -37,15 +38,15 @@ from pathlib import Path
 import fastavro
 from confluent_kafka import Consumer, TopicPartition
 
+from brokerstream.clients.schemas import load_schema
 from brokerstream.common.config import Config
-from brokerstream.ops.flowcheck import read_topic, wait_drained
 from brokerstream.gen import pgload, popularity
 from brokerstream.gen.avro_binary import StringCache, encode_order
-from brokerstream.gen.produce import producer, produce_ticks, schema_header
+from brokerstream.gen.produce import produce_ticks, producer, schema_header
 from brokerstream.gen.ticks import TickGenerator
-from brokerstream.clients.schemas import load_schema
 from brokerstream.loadtest.bench.drain import open_prices
 from brokerstream.loadtest.bench.stats import summary
+from brokerstream.ops.flowcheck import read_topic, wait_drained
 
 
 @dataclass
@@ -83,7 +84,11 @@ class BookResult:
             "tick -> fill (crossing tick's timestamp to the committed result): "
             + ", ".join(f"{k} {v:,.0f} ms" for k, v in self.tick_to_fill_ms.items() if k != "count"),
             "tick -> fill p99 per 10 s: " + ", ".join(f"{v:,.0f}" for v in self.p99_by_10s_ms) + " ms",
-            *(f"  {hop}: p50 {v['p50']:,.0f} ms, p99 {v['p99']:,.0f} ms" for hop, v in self.hops_ms.items() if v.get("count")),
+            *(
+                f"  {hop}: p50 {v['p50']:,.0f} ms, p99 {v['p99']:,.0f} ms"
+                for hop, v in self.hops_ms.items()
+                if v.get("count")
+            ),
             f"cleanup: {self.cancelled_after:,} still working cancelled in {self.cancel_seconds:.1f} s",
         ]
 
@@ -103,9 +108,18 @@ def _orders_group(cfg: Config) -> str:
     return "brokerstream-orders"
 
 
-def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, duration: float = 60.0,
-        spread: float = 0.02, time_scale: float = 50.0, warm_seconds: float = 10.0, seed: int = 31,
-        progress=print) -> BookResult:
+def run(
+    cfg: Config,
+    *,
+    orders: int = 100_000,
+    tick_rate: float = 10_000,
+    duration: float = 60.0,
+    spread: float = 0.02,
+    time_scale: float = 50.0,
+    warm_seconds: float = 10.0,
+    seed: int = 31,
+    progress=print,
+) -> BookResult:
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -115,8 +129,14 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     active_members = {m.member_id for m in data.members if m.status == "ACTIVE"}
     accounts = [a for a in data.accounts if a.status == "ACTIVE" and a.member_id in active_members]
     starts = {s.instrument_id for s in data.equity_starts}
-    equities = [i.instrument_id for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"
-                and i.instrument_id in starts and i.instrument_id in latest]
+    equities = [
+        i.instrument_id
+        for i in data.instruments
+        if i.instrument_type == "EQUITY"
+        and i.status == "ACTIVE"
+        and i.instrument_id in starts
+        and i.instrument_id in latest
+    ]
     ranked = popularity.ranked(equities, seed)
     weights = popularity.zipf_weights(len(ranked), 1.1)
     rng = random.Random(seed)
@@ -136,9 +156,21 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
         stop = n % 2 == 1
         level = int((price * (1 + away if stop else 1 - away)).quantize(Decimal("0.01")) * 1_000_000)
         order_id = f"{tag}-{n}"
-        value = encode_order(header, strings, order_id, account.account_id, equity, "BUY", 1,
-                             None if stop else level, False, int(time.time() * 1000), None, "GTC",
-                             level if stop else None)
+        value = encode_order(
+            header,
+            strings,
+            order_id,
+            account.account_id,
+            equity,
+            "BUY",
+            1,
+            None if stop else level,
+            False,
+            int(time.time() * 1000),
+            None,
+            "GTC",
+            level if stop else None,
+        )
         while True:
             try:
                 p.produce("orders", value, account.member_id.encode())
@@ -157,24 +189,46 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     booked = time.monotonic() - t0
     prefix = tag + "-"
     mine = lambda k: k is not None and k.partition("|")[2].startswith(prefix)
-    at_once = collections.Counter(m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"]
-                                  for m in read_topic(cfg, "order-results", keys=mine))
+    at_once = collections.Counter(
+        m.value["status"] if m.value["status"] == "ACCEPTED" else m.value["reason"]
+        for m in read_topic(cfg, "order-results", keys=mine)
+    )
     resting = orders - sum(at_once.values())
-    progress(f"[book] {resting:,} resting ({placed_rate:,.0f} orders/s placed, all on the book after "
-             f"{booked:.1f} s); ticks for {warm_seconds:.0f} + {duration:.0f} s")
+    progress(
+        f"[book] {resting:,} resting ({placed_rate:,.0f} orders/s placed, all on the book after "
+        f"{booked:.1f} s); ticks for {warm_seconds:.0f} + {duration:.0f} s"
+    )
 
     # Results from here on are triggered orders being decided.
-    consumer = Consumer({"bootstrap.servers": cfg.kafka_bootstrap, "group.id": f"{tag}-watch",
-                         "isolation.level": "read_committed", "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": cfg.kafka_bootstrap,
+            "group.id": f"{tag}-watch",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
     parts = consumer.list_topics("order-results", timeout=10).topics["order-results"].partitions
-    ends = [TopicPartition("order-results", q, consumer.get_watermark_offsets(TopicPartition("order-results", q))[1])
-            for q in parts]
+    ends = [
+        TopicPartition("order-results", q, consumer.get_watermark_offsets(TopicPartition("order-results", q))[1])
+        for q in parts
+    ]
     consumer.assign(ends)
     ctx = multiprocessing.get_context("fork")
     rates = ctx.Queue()
-    ticks = ctx.Process(target=_tick_process, daemon=True,
-                        args=(cfg, seed, tick_rate, time_scale, {k: float(v) for k, v in latest.items()},
-                              warm_seconds + duration, rates))
+    ticks = ctx.Process(
+        target=_tick_process,
+        daemon=True,
+        args=(
+            cfg,
+            seed,
+            tick_rate,
+            time_scale,
+            {k: float(v) for k, v in latest.items()},
+            warm_seconds + duration,
+            rates,
+        ),
+    )
     latencies, per_second, outcomes = [], collections.Counter(), collections.Counter()
     warm, windows = [], collections.defaultdict(list)
     seen: dict[str, tuple[float, int, int]] = {}  # order id -> (arrival ms, tick ms, decided ms)
@@ -222,16 +276,27 @@ def run(cfg: Config, *, orders: int = 100_000, tick_rate: float = 10_000, durati
     t1 = time.monotonic()
     _cancel_all(cfg, ids)
     wait_drained(cfg, group=_orders_group(cfg), topic="order-commands", timeout=1800)
-    return BookResult(orders=orders, placed_per_second=placed_rate, decided_at_once=dict(at_once), resting=resting,
-                      tick_rate=tick_rate_seen, duration=duration, time_scale=time_scale, triggered=len(latencies),
-                      triggers_per_second=len(latencies) / duration,
-                      peak_triggers_per_second=max(per_second.values(), default=0), outcomes=dict(outcomes),
-                      tick_to_fill_ms=summary(latencies),
-                      p99_by_10s_ms=[summary(windows[w])["p99"] for w in sorted(windows) if windows[w]],
-                      warm_seconds=warm_seconds, warm_triggered=len(warm), warm_tick_to_fill_ms=summary(warm),
-                      hops_ms={k: summary(v) for k, v in hops.items()},
-                      cancelled_after=still,
-                      cancel_seconds=time.monotonic() - t1)
+    return BookResult(
+        orders=orders,
+        placed_per_second=placed_rate,
+        decided_at_once=dict(at_once),
+        resting=resting,
+        tick_rate=tick_rate_seen,
+        duration=duration,
+        time_scale=time_scale,
+        triggered=len(latencies),
+        triggers_per_second=len(latencies) / duration,
+        peak_triggers_per_second=max(per_second.values(), default=0),
+        outcomes=dict(outcomes),
+        tick_to_fill_ms=summary(latencies),
+        p99_by_10s_ms=[summary(windows[w])["p99"] for w in sorted(windows) if windows[w]],
+        warm_seconds=warm_seconds,
+        warm_triggered=len(warm),
+        warm_tick_to_fill_ms=summary(warm),
+        hops_ms={k: summary(v) for k, v in hops.items()},
+        cancelled_after=still,
+        cancel_seconds=time.monotonic() - t1,
+    )
 
 
 def _ms(ts) -> int:
@@ -259,4 +324,5 @@ def _cancel_all(cfg: Config, ids: list[tuple[str, str]]) -> None:
 
 def write(result: BookResult, path: Path) -> None:
     import json
+
     path.write_text(json.dumps(asdict(result), indent=2))

@@ -10,6 +10,7 @@ orders (or ticks) the window carried.
 A reading is cheap (a few HTTP scrapes, one query, /proc): taken at a window's edges only, it adds nothing
 to what it measures but its own handful of requests.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,19 +20,25 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from brokerstream.metrics.collector import process_usage
 from brokerstream.common.config import Config
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
+from brokerstream.metrics.collector import process_usage
 
 # the counter families of platform/metrics/kafka-jmx.yaml this module reads, and the label each is kept by
-BROKER_FAMILIES = {"kafka_requests_total": "request", "kafka_topic_messages_in_total": "topic",
-                   "kafka_topic_bytes_in_total": "topic"}
-KINDS = {"kafka_requests_total": "requests", "kafka_topic_messages_in_total": "records",
-         "kafka_topic_bytes_in_total": "bytes"}
+BROKER_FAMILIES = {
+    "kafka_requests_total": "request",
+    "kafka_topic_messages_in_total": "topic",
+    "kafka_topic_bytes_in_total": "topic",
+}
+KINDS = {
+    "kafka_requests_total": "requests",
+    "kafka_topic_messages_in_total": "records",
+    "kafka_topic_bytes_in_total": "bytes",
+}
 # CPU groups whose processes are the stack (launcher/cpugroups.py); `clients` are the load generators
 STACK_GROUPS = ("orders", "platform", "pnl", "sync")
-_SAMPLE = re.compile(r'^([a-z_]+)\{([^}]*)\}\s+(\S+)')
+_SAMPLE = re.compile(r"^([a-z_]+)\{([^}]*)\}\s+(\S+)")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
@@ -54,11 +61,11 @@ def parse_prometheus(text: str) -> dict[tuple[str, str], float]:
 
 @dataclass(frozen=True)
 class Reading:
-    at: float                                   # time.monotonic()
-    cpu: dict[str, float]                       # service -> CPU seconds, its children included
-    broker: dict[tuple[str, str], float]        # (requests|records|bytes, API key or topic) -> counter
-    rows: dict[str, int]                        # Postgres table -> rows inserted, updated or deleted
-    groups: dict[str, float]                    # CPU group -> CPU seconds the kernel counted
+    at: float  # time.monotonic()
+    cpu: dict[str, float]  # service -> CPU seconds, its children included
+    broker: dict[tuple[str, str], float]  # (requests|records|bytes, API key or topic) -> counter
+    rows: dict[str, int]  # Postgres table -> rows inserted, updated or deleted
+    groups: dict[str, float]  # CPU group -> CPU seconds the kernel counted
 
 
 class Meter:
@@ -72,8 +79,13 @@ class Meter:
         self._procs: dict[int, psutil.Process] = {}
 
     def read(self) -> Reading:
-        return Reading(time.monotonic(), {name: process_usage(self._procs, pid)[0] for name, pid in self.pids.items()},
-                       self.broker(), self.postgres_rows(), self.groups.cpu_seconds())
+        return Reading(
+            time.monotonic(),
+            {name: process_usage(self._procs, pid)[0] for name, pid in self.pids.items()},
+            self.broker(),
+            self.postgres_rows(),
+            self.groups.cpu_seconds(),
+        )
 
     def broker(self) -> dict[tuple[str, str], float]:
         total: dict[tuple[str, str], float] = {}
@@ -82,32 +94,38 @@ class Meter:
                 with urllib.request.urlopen(url, timeout=10) as resp:
                     text = resp.read().decode()
             except OSError as e:
-                raise RuntimeError(f"the Kafka node's metrics at {url} do not answer ({e}): is it running with "
-                                   "the metrics agent (./brokerstream install; up)?") from e
+                raise RuntimeError(
+                    f"the Kafka node's metrics at {url} do not answer ({e}): is it running with "
+                    "the metrics agent (./brokerstream install; up)?"
+                ) from e
             for key, value in parse_prometheus(text).items():
                 total[key] = total.get(key, 0.0) + value
         return total
 
     def postgres_rows(self) -> dict[str, int]:
         import psycopg
+
         with psycopg.connect(self.cfg.postgres_dsn(), autocommit=True) as conn:
             # not the sessions' temporary staging tables (the sink's COPY target): their rows are counted
             # again in the tables they move to
-            rows = conn.execute("SELECT schemaname || '.' || relname, n_tup_ins + n_tup_upd + n_tup_del "
-                                "FROM pg_stat_user_tables WHERE schemaname NOT LIKE 'pg\\_temp\\_%%'").fetchall()
+            rows = conn.execute(
+                "SELECT schemaname || '.' || relname, n_tup_ins + n_tup_upd + n_tup_del "
+                "FROM pg_stat_user_tables WHERE schemaname NOT LIKE 'pg\\_temp\\_%%'"
+            ).fetchall()
         # the flow's tables by their plain names; another schema's (the baseline's) keep theirs
-        return {(name[len("public."):] if name.startswith("public.") else name): int(n) for name, n in rows}
+        return {(name[len("public.") :] if name.startswith("public.") else name): int(n) for name, n in rows}
 
 
 @dataclass
 class Cost:
     """Between two readings: per second, and per unit of work (an order or a tick)."""
+
     label: str
-    unit: str                       # "order" or "tick"
-    units: float                    # orders (or ticks) the window carried
+    unit: str  # "order" or "tick"
+    units: float  # orders (or ticks) the window carried
     seconds: float
-    cpu_cores: dict[str, float]     # service -> cores
-    per_second: dict[tuple[str, str], float]   # (requests|records|bytes|rows, name) -> per second
+    cpu_cores: dict[str, float]  # service -> cores
+    per_second: dict[tuple[str, str], float]  # (requests|records|bytes|rows, name) -> per second
     group_cores: dict[str, float] = field(default_factory=dict)
     conditions: str = ""
 
@@ -166,8 +184,10 @@ def check_adds_up(cost: Cost, tolerance: float = 0.10) -> str | None:
     ours = cost.stack_cores
     if abs(ours - kernel) <= max(tolerance * kernel, 0.05):
         return None
-    return (f"the services' CPU adds up to {ours:.3f} cores but the kernel counted {kernel:.3f} for the stack's "
-            f"groups ({', '.join(f'{g} {v:.3f}' for g, v in sorted(cost.group_cores.items()))})")
+    return (
+        f"the services' CPU adds up to {ours:.3f} cores but the kernel counted {kernel:.3f} for the stack's "
+        f"groups ({', '.join(f'{g} {v:.3f}' for g, v in sorted(cost.group_cores.items()))})"
+    )
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -181,22 +201,31 @@ def lines(cost: Cost, idle: Cost | None = None, budget: dict | None = None, top:
     cpu_budget = b.get("cpu_us", {})
     us = cost.us_per_unit(idle)
     total = sum(us.values())
-    out = [f"{cost.label}: {cost.rate:,.0f} {unit}s/s over {cost.seconds:.0f} s{'; ' + cost.conditions if cost.conditions else ''}"]
+    out = [
+        f"{cost.label}: {cost.rate:,.0f} {unit}s/s over {cost.seconds:.0f} "
+        f"s{'; ' + cost.conditions if cost.conditions else ''}"
+    ]
     above = "above idle" if idle else "idle included"
     kernel = cost.kernel_stack_cores
-    out.append(f"  CPU per {unit} ({above}): {total:,.0f} us in all"
-               + (f" (budget {cpu_budget['total']:,} us)" if "total" in cpu_budget else "")
-               + f"; stack {cost.stack_cores:.2f} cores"
-               + (f" (kernel's count {kernel:.2f})" if kernel is not None else "")
-               + (f", idle {idle.stack_cores:.2f}" if idle else ""))
+    out.append(
+        f"  CPU per {unit} ({above}): {total:,.0f} us in all"
+        + (f" (budget {cpu_budget['total']:,} us)" if "total" in cpu_budget else "")
+        + f"; stack {cost.stack_cores:.2f} cores"
+        + (f" (kernel's count {kernel:.2f})" if kernel is not None else "")
+        + (f", idle {idle.stack_cores:.2f}" if idle else "")
+    )
     for service, v in sorted(us.items(), key=lambda kv: -kv[1]):
         if v < 0.5 and service not in cpu_budget:
             continue
         limit = cpu_budget.get(service)
         mark = "" if limit is None else f"  budget {limit:>6,}  {'ok' if v <= limit else 'OVER'}"
         out.append(f"    {service:<20} {v:>9,.0f} us{mark}")
-    for kind, what, key in (("requests", "broker requests", "requests"), ("records", "records written to Kafka", "records"),
-                            ("bytes", "bytes written to Kafka", None), ("rows", "rows written to Postgres", "rows")):
+    for kind, what, key in (
+        ("requests", "broker requests", "requests"),
+        ("records", "records written to Kafka", "records"),
+        ("bytes", "bytes written to Kafka", None),
+        ("rows", "rows written to Postgres", "rows"),
+    ):
         per = cost.per_unit(kind)
         if not per:
             continue
@@ -218,8 +247,19 @@ def rows(run_id: str, step: int, phase: str, cost: Cost, idle: Cost | None = Non
     rate = max(cost.rate, 1e-9)
     base = idle.cpu_cores if idle else {}
     for service, cores in cost.cpu_cores.items():
-        out.append([run_id, step, phase, cost.unit, cost.rate, "cpu_us", service,
-                    max(0.0, cores - base.get(service, 0.0)) * 1e6 / rate, cores])
+        out.append(
+            [
+                run_id,
+                step,
+                phase,
+                cost.unit,
+                cost.rate,
+                "cpu_us",
+                service,
+                max(0.0, cores - base.get(service, 0.0)) * 1e6 / rate,
+                cores,
+            ]
+        )
     for (kind, name), v in cost.per_second.items():
         out.append([run_id, step, phase, cost.unit, cost.rate, kind, name, v / rate, v])
     return out

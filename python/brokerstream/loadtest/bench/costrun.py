@@ -14,6 +14,7 @@ Every service runs (P&L job, connectors) throughout. Three windows, each read at
 Each window prints CPU microseconds per unit by service (above idle), broker requests by API key,
 records and bytes written by topic and Postgres rows by table; stored in ClickHouse (`cost_lines`).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -26,12 +27,12 @@ from pathlib import Path
 
 import yaml
 
-from brokerstream.metrics.collector import GROUPS
 from brokerstream.common.config import ROOT, Config
 from brokerstream.gen import pgload
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.services import service_names
 from brokerstream.loadtest.bench import cost
+from brokerstream.metrics.collector import GROUPS
 
 BUDGET_FILE = ROOT / "loadtest" / "budget.yaml"
 SYNC_GROUPS = ["connect-sink-orders"]
@@ -53,9 +54,13 @@ class CostResult:
     settings: dict
 
     def lines(self) -> list[str]:
-        out = [f"run {self.run_id}: every service on (P&L job, connectors)",
-               f"idle: {self.idle.stack_cores:.2f} cores over {self.idle.seconds:.0f} s: " + ", ".join(
-                   f"{s} {c:.3f}" for s, c in sorted(self.idle.cpu_cores.items(), key=lambda kv: -kv[1]) if c >= 0.0005)]
+        out = [
+            f"run {self.run_id}: every service on (P&L job, connectors)",
+            f"idle: {self.idle.stack_cores:.2f} cores over {self.idle.seconds:.0f} s: "
+            + ", ".join(
+                f"{s} {c:.3f}" for s, c in sorted(self.idle.cpu_cores.items(), key=lambda kv: -kv[1]) if c >= 0.0005
+            ),
+        ]
         if self.orders:
             out += cost.lines(self.orders, self.idle, self.budget.get("orders"))
         if self.ticks:
@@ -71,26 +76,47 @@ def lowest(a: cost.Cost, b: cost.Cost) -> cost.Cost:
     """The idle stack: each service at the lower of its two idle readings."""
     cores = {s: min(a.cpu_cores.get(s, v), v) for s, v in b.cpu_cores.items()}
     groups = {g: min(a.group_cores.get(g, v), v) for g, v in b.group_cores.items()}
-    return cost.Cost("idle", "second", a.units + b.units, a.seconds + b.seconds, cores, {}, groups,
-                     "no orders, no ticks; each service at the lower of two readings")
+    return cost.Cost(
+        "idle",
+        "second",
+        a.units + b.units,
+        a.seconds + b.seconds,
+        cores,
+        {},
+        groups,
+        "no orders, no ticks; each service at the lower of two readings",
+    )
 
 
 def _settle(cfg: Config, groups: list[str], timeout: float) -> None:
     from brokerstream.loadtest.bench.system import _wait_settled
+
     _wait_settled(cfg, groups, timeout, floor=200)
 
 
 def _tick_process(cfg: Config, seed: int, rate: float, stop) -> None:
     from brokerstream.gen.produce import produce_ticks
     from brokerstream.gen.ticks import TickGenerator
-    produce_ticks(cfg, TickGenerator(pgload.read(cfg), seed, rate=rate), duration=24 * 3600, stop=stop.is_set,
-                  snapshot=False)
+
+    produce_ticks(
+        cfg, TickGenerator(pgload.read(cfg), seed, rate=rate), duration=24 * 3600, stop=stop.is_set, snapshot=False
+    )
 
 
-def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: float = 30, positions: int = 20_000,
-        idle_seconds: float = 20, warmup_seconds: float = 20, settle: float = 120, seed: int = 29,
-        budget: dict | None = None,
-        progress=print) -> CostResult:
+def run(
+    cfg: Config,
+    *,
+    rate: float = 1000,
+    tick_rate: float = 1000,
+    seconds: float = 30,
+    positions: int = 20_000,
+    idle_seconds: float = 20,
+    warmup_seconds: float = 20,
+    settle: float = 120,
+    seed: int = 29,
+    budget: dict | None = None,
+    progress=print,
+) -> CostResult:
     from brokerstream.clients.flinkjobs import PNL_JOB, Flink
     from brokerstream.loadtest.bench.drain import open_prices
     from brokerstream.loadtest.bench.pnl import write_positions
@@ -114,8 +140,9 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
     progress(f"[cost] idle: {idle_seconds:.0f} s, no orders, no ticks")
     a = meter.read()
     time.sleep(idle_seconds)
-    idle = cost.Cost.between(a, meter.read(), label="idle", unit="second", units=idle_seconds,
-                             conditions="no orders, no ticks")
+    idle = cost.Cost.between(
+        a, meter.read(), label="idle", unit="second", units=idle_seconds, conditions="no orders, no ticks"
+    )
 
     orders = ticks = None
     client = None
@@ -130,10 +157,16 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
             a = meter.read()
             answer = client.step("http", rate, seconds, "cost" + uuid.uuid4().hex[:6], 30)
             _settle(cfg, ALL_GROUPS, settle)
-            orders = cost.Cost.between(a, meter.read(), label="orders alone", unit="order", units=answer["sent"],
-                                       conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
-                                                  f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
-                                                  "no ticks, Postgres sync caught up")
+            orders = cost.Cost.between(
+                a,
+                meter.read(),
+                label="orders alone",
+                unit="order",
+                units=answer["sent"],
+                conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
+                f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
+                "no ticks, Postgres sync caught up",
+            )
     finally:
         if client:
             client.close()
@@ -160,9 +193,15 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
         _settle(cfg, ALL_GROUPS, settle)
         b = meter.read()
         ticked = b_ticks - a.broker.get(("records", "price-ticks"), 0.0)
-        ticks = cost.Cost.between(a, b, label="ticks alone", unit="tick", units=ticked,
-                                  conditions=f"{opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
-                                             "over every active equity, no orders, P&L sync caught up")
+        ticks = cost.Cost.between(
+            a,
+            b,
+            label="ticks alone",
+            unit="tick",
+            units=ticked,
+            conditions=f"{opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
+            "over every active equity, no orders, P&L sync caught up",
+        )
         if positions:
             write_positions(cfg, data, positions, 0.3, seed, close=True)
 
@@ -171,17 +210,37 @@ def run(cfg: Config, *, rate: float = 1000, tick_rate: float = 1000, seconds: fl
     progress(f"[cost] idle again: {idle_seconds:.0f} s")
     a = meter.read()
     time.sleep(idle_seconds)
-    idle = lowest(idle, cost.Cost.between(a, meter.read(), label="idle", unit="second", units=idle_seconds,
-                                          conditions="no orders, no ticks"))
-    return CostResult(run_id, idle, orders, ticks, budget, started,
-                      {"rate": rate, "tick_rate": tick_rate, "seconds": seconds, "positions": positions,
-                       "idle_seconds": idle_seconds, "warmup_seconds": warmup_seconds, "seed": seed})
+    idle = lowest(
+        idle,
+        cost.Cost.between(
+            a, meter.read(), label="idle", unit="second", units=idle_seconds, conditions="no orders, no ticks"
+        ),
+    )
+    return CostResult(
+        run_id,
+        idle,
+        orders,
+        ticks,
+        budget,
+        started,
+        {
+            "rate": rate,
+            "tick_rate": tick_rate,
+            "seconds": seconds,
+            "positions": positions,
+            "idle_seconds": idle_seconds,
+            "warmup_seconds": warmup_seconds,
+            "seed": seed,
+        },
+    )
 
 
 def store(cfg: Config, result: CostResult) -> None:
     from dataclasses import asdict
-    from brokerstream.metrics import store as chstore
+
     from brokerstream.loadtest.driver import new_record
+    from brokerstream.metrics import store as chstore
+
     record = new_record(cfg, "cost", "windows", json.dumps(result.settings), result.settings["seed"], 1)
     record.run_id, record.started, record.ended = result.run_id, result.started, dt.datetime.now(dt.timezone.utc)
     client = chstore.connect(cfg)

@@ -16,6 +16,7 @@ wait until the app has committed the orders topic to its end; 5. read the measur
 Throughput is measured orders / (last - first processed_ts) of their results; latency is processed_ts
 - client_ts per order, which in a prefilled run is mostly the time an order waited in the topic.
 """
+
 from __future__ import annotations
 
 import collections
@@ -28,16 +29,16 @@ from pathlib import Path
 
 import fastavro
 
+from brokerstream.clients.schemas import load_schema
 from brokerstream.common.config import Config
-from brokerstream.ops.flowcheck import read_topic, wait_drained
 from brokerstream.gen import pgload
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import prefill, produce_ticks
 from brokerstream.gen.ticks import TickGenerator
 from brokerstream.launcher.provision import default_stack
-from brokerstream.clients.schemas import load_schema
 from brokerstream.loadtest.bench import architectures
 from brokerstream.loadtest.bench.stats import summary
+from brokerstream.ops.flowcheck import read_topic, wait_drained
 
 
 @dataclass
@@ -56,15 +57,17 @@ class DrainResult:
     profile: list = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        out = [f"architecture: {self.architecture}",
-               f"prefill: {self.orders + self.warmup:,} orders at {self.prefill_rate:,.0f}/s",
-               f"{self.architecture} restart to running: {self.restart_seconds:.1f} s",
-               f"drain: {self.orders:,} orders at {self.throughput:,.0f} orders/s "
-               f"(group caught up {self.drain_seconds:.1f} s after start)",
-               f"order timestamp -> result: p50 {self.latency_ms['p50']:,.0f} ms, p99 {self.latency_ms['p99']:,.0f} ms",
-               f"ticks during the drain: {self.ticks_per_second:,.0f}/s",
-               f"P&L calculations (positions revalued) during the drain: {self.revalued_per_second:,.0f}/s",
-               f"outcomes: {json.dumps(self.outcomes)}"]
+        out = [
+            f"architecture: {self.architecture}",
+            f"prefill: {self.orders + self.warmup:,} orders at {self.prefill_rate:,.0f}/s",
+            f"{self.architecture} restart to running: {self.restart_seconds:.1f} s",
+            f"drain: {self.orders:,} orders at {self.throughput:,.0f} orders/s "
+            f"(group caught up {self.drain_seconds:.1f} s after start)",
+            f"order timestamp -> result: p50 {self.latency_ms['p50']:,.0f} ms, p99 {self.latency_ms['p99']:,.0f} ms",
+            f"ticks during the drain: {self.ticks_per_second:,.0f}/s",
+            f"P&L calculations (positions revalued) during the drain: {self.revalued_per_second:,.0f}/s",
+            f"outcomes: {json.dumps(self.outcomes)}",
+        ]
         if self.profile:
             out.append("stream threads' time (JFR samples):")
             out += [f"  {share:5.1f} %  {name}" for name, share in self.profile]
@@ -73,13 +76,13 @@ class DrainResult:
 
 def _tick_process(cfg: Config, seed: int, rate: float, stop, out) -> None:
     data = pgload.read(cfg)
-    report = produce_ticks(cfg, TickGenerator(data, seed, rate=rate), duration=24 * 3600, stop=stop.is_set,
-                           snapshot=False)
+    report = produce_ticks(
+        cfg, TickGenerator(data, seed, rate=rate), duration=24 * 3600, stop=stop.is_set, snapshot=False
+    )
     out.put(report.rate)
 
 
-def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0, resend_every: float = 5.0,
-                priced=None) -> None:
+def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0, resend_every: float = 5.0, priced=None) -> None:
     """Every active equity's opening price, accepted by the running app and folded into prices.latest
     (or, with `priced`, wherever that function of the config finds the equities priced).
 
@@ -96,14 +99,25 @@ def open_prices(cfg: Config, data, seed: int, timeout: float = 120.0, resend_eve
             if seen >= equities:
                 return
             if time.monotonic() > deadline:
-                raise TimeoutError("the order flow did not accept the opening prices "
-                                   "(are the equities in its reference data? see dlq.ticks)")
+                raise TimeoutError(
+                    "the order flow did not accept the opening prices "
+                    "(are the equities in its reference data? see dlq.ticks)"
+                )
             time.sleep(0.5)
 
 
-def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate: float = 10_000,
-        seed: int = 23, profile: bool = False, timeout: float = 3600, architecture: str = "streams",
-        progress=print) -> DrainResult:
+def run(
+    cfg: Config,
+    *,
+    orders: int = 1_000_000,
+    warmup: int = 50_000,
+    tick_rate: float = 10_000,
+    seed: int = 23,
+    profile: bool = False,
+    timeout: float = 3600,
+    architecture: str = "streams",
+    progress=print,
+) -> DrainResult:
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -115,8 +129,10 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
     was_running = arch.running_apps(plain)
     if profile:
         jfr.unlink(missing_ok=True)
-        cfg = cfg.with_overrides(BS_STREAMS_JAVA_OPTS=f"-XX:StartFlightRecording=filename={jfr},settings=profile,"
-                                 f"dumponexit=true -XX:FlightRecorderOptions=stackdepth=512")
+        cfg = cfg.with_overrides(
+            BS_STREAMS_JAVA_OPTS=f"-XX:StartFlightRecording=filename={jfr},settings=profile,"
+            f"dumponexit=true -XX:FlightRecorderOptions=stackdepth=512"
+        )
     stack = default_stack(cfg)
     try:
         arch.prepare(stack)
@@ -129,7 +145,7 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
         tag = f"drain{int(time.time())}"
         # The generator starts from nothing held: reading a long-lived stack's positions back would
         # take longer than the run. A few sells it means as faults may then be covered and accepted.
-        make = lambda t: (lambda shard: OrderGenerator(data, seed, run_tag=t, shard=shard))
+        make = lambda t: lambda shard: OrderGenerator(data, seed, run_tag=t, shard=shard)
         progress(f"[drain] prefilling {warmup:,} warm-up and {orders:,} measured orders")
         warm = prefill(cfg, make(tag + "w"), warmup, workers=2) if warmup else None
         measured = prefill(cfg, make(tag), orders, workers=2)
@@ -157,8 +173,9 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
         progress("[drain] reading the results back")
         prefix = tag + "-"
         # result keys are member|order id
-        raw = read_topic(cfg, "order-results", decode=False,
-                         keys=lambda k: k is not None and k.partition("|")[2].startswith(prefix))
+        raw = read_topic(
+            cfg, "order-results", decode=False, keys=lambda k: k is not None and k.partition("|")[2].startswith(prefix)
+        )
         schema = fastavro.parse_schema(load_schema("OrderResult"))
         processed, latency, statuses, seen = [], [], collections.Counter(), set()
         for m in raw:
@@ -174,21 +191,29 @@ def run(cfg: Config, *, orders: int = 1_000_000, warmup: int = 50_000, tick_rate
         if profile:
             stack.down(["streams"])  # the recording is written at exit
             from brokerstream.loadtest.bench.profile import breakdown
+
             _, profile_lines = breakdown(jfr)
-        return DrainResult(orders=len(seen), warmup=warmup, prefill_rate=prefill_rate, restart_seconds=restart,
-                           drain_seconds=drained, throughput=len(seen) / span if span else float("nan"),
-                           latency_ms=summary(latency), outcomes=dict(statuses), ticks_per_second=tick_rate_seen,
-                           architecture=arch.name, revalued_per_second=revalued / drained if drained else float("nan"),
-                           profile=profile_lines)
+        return DrainResult(
+            orders=len(seen),
+            warmup=warmup,
+            prefill_rate=prefill_rate,
+            restart_seconds=restart,
+            drain_seconds=drained,
+            throughput=len(seen) / span if span else float("nan"),
+            latency_ms=summary(latency),
+            outcomes=dict(statuses),
+            ticks_per_second=tick_rate_seen,
+            architecture=arch.name,
+            revalued_per_second=revalued / drained if drained else float("nan"),
+            profile=profile_lines,
+        )
     finally:
         arch.restore(plain, was_running)
 
 
-
-
-
 def _millis(ts) -> int:
     import datetime as dt
+
     return (ts - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(milliseconds=1)
 
 

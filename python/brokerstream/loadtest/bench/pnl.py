@@ -17,6 +17,7 @@ over `duration` seconds:
 A window shorter than the default (--window-ms) redeploys the job with it, through a savepoint, and
 puts the default back afterwards.
 """
+
 from __future__ import annotations
 
 import io
@@ -31,13 +32,13 @@ from pathlib import Path
 import fastavro
 from confluent_kafka import Consumer, TopicPartition
 
-from brokerstream.common.config import Config
-from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.flinkjobs import PNL_JOB, Flink, deploy, stop
-from brokerstream.gen import pgload
-from brokerstream.gen.produce import _send, ProduceReport, produce_ticks, producer, schema_header
-from brokerstream.gen.ticks import TickGenerator
+from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import load_schema
+from brokerstream.common.config import Config
+from brokerstream.gen import pgload
+from brokerstream.gen.produce import ProduceReport, _send, produce_ticks, producer, schema_header
+from brokerstream.gen.ticks import TickGenerator
 from brokerstream.loadtest.bench.stats import summary
 
 METRICS = ["pnlCalculations", "positionsRevalued", "optionValuations", "revaluationNanos"]
@@ -59,14 +60,16 @@ class PnlResult:
 
     def lines(self) -> list[str]:
         w, c = self.tick_to_pnl_written_ms, self.tick_to_pnl_committed_ms
-        return [f"{self.positions:,} open positions ({self.option_positions:,} in options), window {self.window_ms} ms, "
-                f"ticks {self.tick_rate:,.0f}/s for {self.duration:.0f} s",
-                f"P&L calculations: {self.pnl_calculations_per_s:,.0f}/s",
-                f"positions revalued: {self.positions_revalued_per_s:,.0f}/s "
-                f"(capacity {self.revaluation_capacity_per_s:,.0f}/s of revaluation work)",
-                f"option valuations: {self.option_valuations_per_s:,.0f}/s",
-                f"tick -> P&L written:   p50 {w['p50']:,.0f} ms  p99 {w['p99']:,.0f} ms  ({w['count']:,} samples)",
-                f"tick -> P&L committed: p50 {c['p50']:,.0f} ms  p99 {c['p99']:,.0f} ms  ({c['count']:,} samples)"]
+        return [
+            f"{self.positions:,} open positions ({self.option_positions:,} in options), window {self.window_ms} ms, "
+            f"ticks {self.tick_rate:,.0f}/s for {self.duration:.0f} s",
+            f"P&L calculations: {self.pnl_calculations_per_s:,.0f}/s",
+            f"positions revalued: {self.positions_revalued_per_s:,.0f}/s "
+            f"(capacity {self.revaluation_capacity_per_s:,.0f}/s of revaluation work)",
+            f"option valuations: {self.option_valuations_per_s:,.0f}/s",
+            f"tick -> P&L written:   p50 {w['p50']:,.0f} ms  p99 {w['p99']:,.0f} ms  ({w['count']:,} samples)",
+            f"tick -> P&L committed: p50 {c['p50']:,.0f} ms  p99 {c['p99']:,.0f} ms  ({c['count']:,} samples)",
+        ]
 
 
 def encode_position(schema, header: bytes, p: dict) -> bytes:
@@ -80,6 +83,7 @@ def draw_positions(data, count: int, option_share: float, seed: int, *, close: b
     """`count` open positions over BENCH accounts (with close, the same positions closed): the same
     draws for a seed, whichever architecture they are written for."""
     from decimal import Decimal
+
     rng = random.Random(seed)
     equities = [i for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"]
     options = [i for i in data.instruments if i.instrument_type == "OPTION" and i.maturity and i.maturity >= data.as_of]
@@ -103,15 +107,26 @@ def draw_positions(data, count: int, option_share: float, seed: int, *, close: b
         cost = (inst.strike // 20 if is_option else starts[underlying]) or 1
         # drawn whether closing or not, so that closing walks through the same keys
         quantity = rng.choice([-1, 1]) * rng.randint(1, 50)
-        out.append({"account_id": account, "member_id": member, "instrument_id": inst.instrument_id,
-                    "underlying_id": underlying, "multiplier": inst.multiplier,
-                    "quantity": 0 if close else quantity,
-                    "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
-                    "realized_pnl": Decimal("0.000000"), "version": 2 if close else 1, "updated_ts": now})
+        out.append(
+            {
+                "account_id": account,
+                "member_id": member,
+                "instrument_id": inst.instrument_id,
+                "underlying_id": underlying,
+                "multiplier": inst.multiplier,
+                "quantity": 0 if close else quantity,
+                "avg_cost": Decimal(0 if close else cost).scaleb(-6).quantize(Decimal("0.000001")),
+                "realized_pnl": Decimal("0.000000"),
+                "version": 2 if close else 1,
+                "updated_ts": now,
+            }
+        )
     return out
 
 
-def write_positions(cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False) -> tuple[int, int]:
+def write_positions(
+    cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False
+) -> tuple[int, int]:
     """`count` open positions over BENCH accounts into the positions topic, where the P&L job reads
     them (or, with close, the same positions closed). Returns (positions, in options)."""
     schema = fastavro.parse_schema(load_schema("Position"))
@@ -133,6 +148,7 @@ def retry_deadlocks(work, attempts: int = 6, pause_s: float = 0.2):
     """Runs work(); when Postgres aborts it as a deadlock's victim, runs it again, up to `attempts`
     times in all (the other transaction has gone on by then)."""
     import psycopg
+
     for attempt in range(1, attempts + 1):
         try:
             return work()
@@ -147,11 +163,13 @@ def _delete(conn, schema: str, table: str, keys: list[tuple[str, str]]) -> None:
         cur.executemany(f"DELETE FROM {schema}.{table} WHERE account_id = %s AND instrument_id = %s", keys)
 
 
-def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed: int, schema: str, *,
-                        close: bool = False) -> tuple[int, int]:
+def write_positions_sql(
+    cfg: Config, data, count: int, option_share: float, seed: int, schema: str, *, close: bool = False
+) -> tuple[int, int]:
     """The same positions in the baseline's own table (its price threads mark what is there); with
     close, deleted again. BENCH members have no orders, so the risk check never meets them."""
     import psycopg
+
     records = draw_positions(data, count, option_share, seed)
     if close:
         # The baseline's price threads may still be working through a tick backlog, marking these very
@@ -161,8 +179,8 @@ def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed
         with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
             for table in ("mono_positions", "mono_marks"):
                 for i in range(0, len(keys), 1000):
-                    batch = keys[i:i + 1000]
-                    retry_deadlocks(lambda: _delete(conn, schema, table, batch))
+                    batch = keys[i : i + 1000]
+                    retry_deadlocks(lambda t=table, b=batch: _delete(conn, schema, t, b))
         return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
     with psycopg.connect(cfg.postgres_dsn()) as conn, conn.cursor() as cur:
         cur.executemany(
@@ -170,8 +188,21 @@ def write_positions_sql(cfg: Config, data, count: int, option_share: float, seed
             "multiplier, quantity, avg_cost, realized_pnl, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (account_id, instrument_id) DO UPDATE SET quantity = EXCLUDED.quantity, "
             "avg_cost = EXCLUDED.avg_cost, realized_pnl = EXCLUDED.realized_pnl, version = EXCLUDED.version",
-            [(r["account_id"], r["instrument_id"], r["member_id"], r["underlying_id"], r["multiplier"],
-              r["quantity"], r["avg_cost"], r["realized_pnl"], r["version"]) for r in records])
+            [
+                (
+                    r["account_id"],
+                    r["instrument_id"],
+                    r["member_id"],
+                    r["underlying_id"],
+                    r["multiplier"],
+                    r["quantity"],
+                    r["avg_cost"],
+                    r["realized_pnl"],
+                    r["version"],
+                )
+                for r in records
+            ],
+        )
     return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 
@@ -191,10 +222,20 @@ class LatencySampler(threading.Thread):
         self.schema = fastavro.parse_schema(load_schema("InstrumentMark"))
 
     def run(self) -> None:
-        c = Consumer(client_conf(self.cfg, **{"group.id": f"bench-pnl-{uuid.uuid4().hex}",
-                      "isolation.level": self.isolation, "enable.auto.commit": False}))
+        c = Consumer(
+            client_conf(
+                self.cfg,
+                **{
+                    "group.id": f"bench-pnl-{uuid.uuid4().hex}",
+                    "isolation.level": self.isolation,
+                    "enable.auto.commit": False,
+                },
+            )
+        )
         meta = c.list_topics(MARKS, timeout=10).topics[MARKS]
-        parts = [TopicPartition(MARKS, p, c.get_watermark_offsets(TopicPartition(MARKS, p))[1]) for p in meta.partitions]
+        parts = [
+            TopicPartition(MARKS, p, c.get_watermark_offsets(TopicPartition(MARKS, p))[1]) for p in meta.partitions
+        ]
         c.assign(parts)
         n = 0
         while not self.stopped.is_set():
@@ -243,8 +284,17 @@ def _fresh_counters(flink: Flink, job_id: str, timeout: float = 30.0) -> tuple[d
     raise RuntimeError(f"the P&L job's counters did not move in {timeout:.0f} s: is it revaluing the ticks?")
 
 
-def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tick_rate: float = 10_000,
-        duration: float = 30, window_ms: int | None = None, seed: int = 41, progress=print) -> PnlResult:
+def run(
+    cfg: Config,
+    *,
+    positions: int = 100_000,
+    option_share: float = 0.3,
+    tick_rate: float = 10_000,
+    duration: float = 30,
+    window_ms: int | None = None,
+    seed: int = 41,
+    progress=print,
+) -> PnlResult:
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -268,9 +318,18 @@ def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tic
             s.start()
         ticks_done = threading.Event()
         tick_report: list = []
-        ticker = threading.Thread(target=lambda: tick_report.append(produce_ticks(
-            cfg, TickGenerator(data, seed + 1, rate=tick_rate), duration=duration + 40, snapshot=False,
-            stop=ticks_done.is_set)), daemon=True)
+        ticker = threading.Thread(
+            target=lambda: tick_report.append(
+                produce_ticks(
+                    cfg,
+                    TickGenerator(data, seed + 1, rate=tick_rate),
+                    duration=duration + 40,
+                    snapshot=False,
+                    stop=ticks_done.is_set,
+                )
+            ),
+            daemon=True,
+        )
         ticker.start()
         time.sleep(5)  # warm-up
         progress(f"[pnl] measuring for {duration:.0f} s")
@@ -291,14 +350,18 @@ def run(cfg: Config, *, positions: int = 100_000, option_share: float = 0.3, tic
         delta = {k: after[k] - before[k] for k in METRICS}
         busy = delta["revaluationNanos"] / 1e9
         return PnlResult(
-            positions=count, option_positions=in_options, window_ms=window_ms or int(cfg.get("BS_PNL_WINDOW_MS") or 1000),
-            duration=elapsed, tick_rate=tick_report[0].rate if tick_report else float("nan"),
+            positions=count,
+            option_positions=in_options,
+            window_ms=window_ms or int(cfg.get("BS_PNL_WINDOW_MS") or 1000),
+            duration=elapsed,
+            tick_rate=tick_report[0].rate if tick_report else float("nan"),
             pnl_calculations_per_s=delta["pnlCalculations"] / elapsed,
             positions_revalued_per_s=delta["positionsRevalued"] / elapsed,
             option_valuations_per_s=delta["optionValuations"] / elapsed,
             revaluation_capacity_per_s=delta["positionsRevalued"] / busy if busy else float("nan"),
             tick_to_pnl_written_ms=summary(samplers[0].samples),
-            tick_to_pnl_committed_ms=summary(samplers[1].samples))
+            tick_to_pnl_committed_ms=summary(samplers[1].samples),
+        )
     finally:
         progress("[pnl] closing the bench positions")
         write_positions(cfg, data, positions, option_share, seed, close=True)

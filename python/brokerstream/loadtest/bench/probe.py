@@ -1,6 +1,7 @@
 """What the stack does while a benchmark step runs: every second each service's CPU seconds and RSS
 and each consumer group's lag; at the step's edges the log-end offsets of every topic (records
 written, transaction markers included)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -13,15 +14,16 @@ import psutil
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from brokerstream.metrics.collector import GROUPS, group_lags, process_usage
-from brokerstream.common.config import Config
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.config import Config
 from brokerstream.launcher.layout import Layout
+from brokerstream.metrics.collector import GROUPS, group_lags, process_usage
 
 
 @dataclass
 class Window:
     """One step's view of the probe's samples."""
+
     seconds: float
     cpu_cores: dict[str, float]
     rss_max: dict[str, int]
@@ -44,7 +46,7 @@ class StackProbe(threading.Thread):
         super().__init__(daemon=True, name="stack-probe")
         self.cfg, self.services, self.every, self.groups = cfg, services, every, groups
         self.process_rows: list[list] = []  # ts, service, cpu seconds (cumulative), rss
-        self.lag_rows: list[list] = []      # ts, group, lag
+        self.lag_rows: list[list] = []  # ts, group, lag
         self._halt = threading.Event()
         self._procs: dict[int, psutil.Process] = {}
         self._lock = threading.Lock()

@@ -3,6 +3,7 @@
 Each execution sample of a stream thread is put in the first category whose marker appears in its
 stack (most specific first), so the shares add up to 100 %.
 """
+
 from __future__ import annotations
 
 import collections
@@ -27,8 +28,12 @@ CATEGORIES = [
 
 
 def breakdown(jfr: Path, thread_marker: str = "StreamThread") -> tuple[int, list[tuple[str, float]]]:
-    text = subprocess.run(["jfr", "print", "--stack-depth", "256", "--events", "jdk.ExecutionSample", str(jfr)],
-                          capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        ["jfr", "print", "--stack-depth", "256", "--events", "jdk.ExecutionSample", str(jfr)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     counts: collections.Counter = collections.Counter()
     total = 0
     for event in text.split("jdk.ExecutionSample")[1:]:

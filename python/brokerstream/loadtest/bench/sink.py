@@ -9,6 +9,7 @@ clock) against the flow's own timestamp: `processed_ts` of the order result, `up
 position. The positions table keeps one row per position, so its sample is each position's last update
 in the run: the update that had to wait behind all the others.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,12 +20,12 @@ from pathlib import Path
 import psycopg
 
 from brokerstream.common.config import Config
-from brokerstream.ops.flowcheck import wait_drained
 from brokerstream.gen import pgload
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
 from brokerstream.loadtest.bench.drain import open_prices
 from brokerstream.loadtest.bench.stats import summary
+from brokerstream.ops.flowcheck import wait_drained
 
 
 @dataclass
@@ -37,11 +38,13 @@ class SinkResult:
 
     def lines(self) -> list[str]:
         r, p = self.results_lag_ms, self.positions_lag_ms
-        return [f"{self.orders:,} orders at {self.achieved_rate:,.0f}/s (asked {self.rate:,.0f}/s)",
-                f"order result -> Postgres: p50 {r['p50']:,.0f} ms  p95 {r['p95']:,.0f} ms  p99 {r['p99']:,.0f} ms"
-                f"  max {r['max']:,.0f} ms  ({r['count']:,} rows)",
-                f"position update -> Postgres: p50 {p['p50']:,.0f} ms  p95 {p['p95']:,.0f} ms  p99 {p['p99']:,.0f} ms"
-                f"  max {p['max']:,.0f} ms  ({p['count']:,} rows)"]
+        return [
+            f"{self.orders:,} orders at {self.achieved_rate:,.0f}/s (asked {self.rate:,.0f}/s)",
+            f"order result -> Postgres: p50 {r['p50']:,.0f} ms  p95 {r['p95']:,.0f} ms  p99 {r['p99']:,.0f} ms"
+            f"  max {r['max']:,.0f} ms  ({r['count']:,} rows)",
+            f"position update -> Postgres: p50 {p['p50']:,.0f} ms  p95 {p['p95']:,.0f} ms  p99 {p['p99']:,.0f} ms"
+            f"  max {p['max']:,.0f} ms  ({p['count']:,} rows)",
+        ]
 
 
 def _lags(conn, sql: str, *params) -> list[float]:
@@ -63,18 +66,32 @@ def run(cfg: Config, *, rate: float = 5000, duration: float = 30, seed: int = 31
     wait_drained(cfg, timeout=600)
     with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
         deadline = time.monotonic() + 300
-        while conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                           (tag + "%",)).fetchone()[0] < report.produced:
+        while (
+            conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s", (tag + "%",)).fetchone()[0]
+            < report.produced
+        ):
             if time.monotonic() > deadline:
                 raise TimeoutError("the order results did not all reach Postgres within 300 s")
             time.sleep(1)
         time.sleep(5)  # positions and results go through different sinks: let the last positions land
-        results = _lags(conn, "SELECT extract(epoch FROM synced_at - processed_ts) * 1000 FROM order_results "
-                              "WHERE order_id LIKE %s", tag + "%")
-        positions = _lags(conn, "SELECT extract(epoch FROM synced_at - updated_ts) * 1000 FROM positions "
-                                "WHERE updated_ts >= to_timestamp(%s)", started)
-    return SinkResult(rate=rate, achieved_rate=report.rate, orders=report.produced,
-                      results_lag_ms=summary(results), positions_lag_ms=summary(positions))
+        results = _lags(
+            conn,
+            "SELECT extract(epoch FROM synced_at - processed_ts) * 1000 FROM order_results WHERE order_id LIKE %s",
+            tag + "%",
+        )
+        positions = _lags(
+            conn,
+            "SELECT extract(epoch FROM synced_at - updated_ts) * 1000 FROM positions "
+            "WHERE updated_ts >= to_timestamp(%s)",
+            started,
+        )
+    return SinkResult(
+        rate=rate,
+        achieved_rate=report.rate,
+        orders=report.produced,
+        results_lag_ms=summary(results),
+        positions_lag_ms=summary(positions),
+    )
 
 
 def write(result: SinkResult, path: Path) -> None:
@@ -92,20 +109,41 @@ def ceiling_specs(spec_of_sink_orders: dict) -> dict[str, dict]:
     """Temporary connectors for the ceiling: Debezium's JDBC sink as the flow used it (an upsert per record,
     batched) and ours (a COPY and one upsert per batch), both on the same topics, from their ends."""
     from brokerstream.clients.connectors import ConnectorSpec
-    common = {k: v for k, v in spec_of_sink_orders.items()
-              if k.startswith(("connection.", "errors.", "consumer.override.", "key.converter"))}
+
+    common = {
+        k: v
+        for k, v in spec_of_sink_orders.items()
+        if k.startswith(("connection.", "errors.", "consumer.override.", "key.converter"))
+    }
     common.update({"topics": CEILING_TOPICS, "tasks.max": "1", "consumer.override.auto.offset.reset": "latest"})
-    debezium = {**common, "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector", "insert.mode": "upsert",
-                "delete.enabled": "false", "schema.evolution": "none", "primary.key.mode": "record_value",
-                "primary.key.fields": CEILING_KEY, "batch.size": "5000", "use.time.zone": "UTC",
-                "collection.name.format": "${topic}", "transforms": "toTable",
-                "transforms.toTable.type": "org.apache.kafka.connect.transforms.RegexRouter",
-                "transforms.toTable.regex": "([a-z]+)[.-]([a-z]+)", "transforms.toTable.replacement": "$1_$2"}
-    ours = {**common, "connector.class": "io.brokerstream.connect.postgres.PostgresSinkConnector",
-            "table.order-results": "order_results", "key.order_results": CEILING_KEY,
-            "table.realized-pnl": "realized_pnl", "key.realized_pnl": CEILING_KEY}
-    return {"debezium-jdbc": ConnectorSpec("ceiling-debezium-jdbc", debezium, Path("-")),
-            "brokerstream-postgres": ConnectorSpec("ceiling-brokerstream-postgres", ours, Path("-"))}
+    debezium = {
+        **common,
+        "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+        "insert.mode": "upsert",
+        "delete.enabled": "false",
+        "schema.evolution": "none",
+        "primary.key.mode": "record_value",
+        "primary.key.fields": CEILING_KEY,
+        "batch.size": "5000",
+        "use.time.zone": "UTC",
+        "collection.name.format": "${topic}",
+        "transforms": "toTable",
+        "transforms.toTable.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.toTable.regex": "([a-z]+)[.-]([a-z]+)",
+        "transforms.toTable.replacement": "$1_$2",
+    }
+    ours = {
+        **common,
+        "connector.class": "io.brokerstream.connect.postgres.PostgresSinkConnector",
+        "table.order-results": "order_results",
+        "key.order_results": CEILING_KEY,
+        "table.realized-pnl": "realized_pnl",
+        "key.realized_pnl": CEILING_KEY,
+    }
+    return {
+        "debezium-jdbc": ConnectorSpec("ceiling-debezium-jdbc", debezium, Path("-")),
+        "brokerstream-postgres": ConnectorSpec("ceiling-brokerstream-postgres", ours, Path("-")),
+    }
 
 
 @dataclass
@@ -121,19 +159,22 @@ class CeilingResult:
         return self.rows / self.seconds
 
     def line(self) -> str:
-        return (f"{self.sink:<22} {self.rows:>8,} rows in {self.seconds:5.1f} s = {self.rows_per_s:>7,.0f} rows/s; "
-                f"Connect {self.connect_cpu_s / self.rows * 1e6:>4,.0f} us/row "
-                f"({self.rows / max(self.connect_cpu_s, 1e-9):>7,.0f} rows per Connect core-second), "
-                f"Postgres {self.postgres_cpu_s / self.rows * 1e6:>3,.0f} us/row")
+        return (
+            f"{self.sink:<22} {self.rows:>8,} rows in {self.seconds:5.1f} s = {self.rows_per_s:>7,.0f} rows/s; "
+            f"Connect {self.connect_cpu_s / self.rows * 1e6:>4,.0f} us/row "
+            f"({self.rows / max(self.connect_cpu_s, 1e-9):>7,.0f} rows per Connect core-second), "
+            f"Postgres {self.postgres_cpu_s / self.rows * 1e6:>3,.0f} us/row"
+        )
 
 
 def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=print) -> list[CeilingResult]:
     """Each sink measured alone on the same work: the deployed sink-orders is paused; per sink, a temporary
     connector waits at the end of the topics while `orders` orders are decided, then runs; rows/s until
     Postgres holds every one of its results, and the CPU Connect and Postgres spent meanwhile."""
-    from brokerstream.metrics.collector import process_usage
     from brokerstream.clients.connectors import Connect, load_specs, wait_running
     from brokerstream.launcher.layout import Layout
+    from brokerstream.metrics.collector import process_usage
+
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -161,8 +202,12 @@ def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=prin
             t0 = time.monotonic()
             connect.resume(spec.name)
             with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
-                while conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s",
-                                   (tag + "%",)).fetchone()[0] < report.produced:
+                while (
+                    conn.execute("SELECT count(*) FROM order_results WHERE order_id LIKE %s", (tag + "%",)).fetchone()[
+                        0
+                    ]
+                    < report.produced
+                ):
                     if time.monotonic() > t0 + 600:
                         raise TimeoutError(f"{sink} did not write every result within 600 s")
                     time.sleep(0.2)

@@ -1,4 +1,5 @@
 """Percentiles and small summaries for benchmark output."""
+
 from __future__ import annotations
 
 import math
@@ -14,6 +15,11 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"count": len(values), "mean": sum(values) / len(values) if values else float("nan"),
-            "p50": percentile(values, 50), "p95": percentile(values, 95),
-            "p99": percentile(values, 99), "max": max(values) if values else float("nan")}
+    return {
+        "count": len(values),
+        "mean": sum(values) / len(values) if values else float("nan"),
+        "p50": percentile(values, 50),
+        "p95": percentile(values, 95),
+        "p99": percentile(values, 99),
+        "max": max(values) if values else float("nan"),
+    }

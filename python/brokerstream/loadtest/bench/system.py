@@ -24,6 +24,7 @@ rates, ticks flowing, and what each step did to latency, lag, CPU and memory.
   app's), the open positions go into its own table, its groups' lags are judged, and P&L/s counts its
   marks. The rest of the stack (P&L job, connectors, ticks) runs either way.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -38,18 +39,18 @@ from pathlib import Path
 
 import yaml
 
-from brokerstream.launcher.services import service_names
-from brokerstream.common.config import ROOT, Config
 from brokerstream.clients.kafka_clients import TOOLS, client_conf
 from brokerstream.clients.kafka_security import GATEWAY, java_client_file
+from brokerstream.common.config import ROOT, Config
 from brokerstream.gen import pgload
 from brokerstream.gen.refdata import api_key
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
-from brokerstream.metrics.collector import GROUPS
+from brokerstream.launcher.services import service_names
 from brokerstream.loadtest.bench import cost
 from brokerstream.loadtest.bench.probe import StackProbe, log_end_total, slope
 from brokerstream.loadtest.bench.stats import summary
+from brokerstream.metrics.collector import GROUPS
 
 SLO_FILE = ROOT / "loadtest" / "slo.yaml"
 DEFAULT_RATES = [500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 40_000, 50_000]
@@ -131,38 +132,51 @@ class SystemResult:
         return max((s.achieved_rate for s in self.steps if s.gateway_ok), default=0.0)
 
     def lines(self) -> list[str]:
-        who = ("the streams app and the P&L job" if self.architecture == "streams" else
-               "the baseline monolith deciding and marking (streams app stopped; P&L job and connectors on)")
-        out = [f"run {self.run_id}: {who}; ticks {self.tick_rate:,.0f}/s, {self.positions:,} extra open positions, "
-               f"P&L window {self.window_ms} ms, every service on (P&L job, connectors)"]
-        head = (f"{'step':>4} {'mode':<5} {'rate':>7} {'got':>7} {'accept p99':>10} {'visible p99':>11} "
-                f"{'commit p99':>10} {'tick>pnl p99':>12} {'pos>pg p99':>10} {'ord>pg p99':>10} "
-                f"{'P&L/s':>7} {'cores':>5} {'client':>6} {'rec/ord':>7}  verdict")
+        who = (
+            "the streams app and the P&L job"
+            if self.architecture == "streams"
+            else "the baseline monolith deciding and marking (streams app stopped; P&L job and connectors on)"
+        )
+        out = [
+            f"run {self.run_id}: {who}; ticks {self.tick_rate:,.0f}/s, {self.positions:,} extra open positions, "
+            f"P&L window {self.window_ms} ms, every service on (P&L job, connectors)"
+        ]
+        head = (
+            f"{'step':>4} {'mode':<5} {'rate':>7} {'got':>7} {'accept p99':>10} {'visible p99':>11} "
+            f"{'commit p99':>10} {'tick>pnl p99':>12} {'pos>pg p99':>10} {'ord>pg p99':>10} "
+            f"{'P&L/s':>7} {'cores':>5} {'client':>6} {'rec/ord':>7}  verdict"
+        )
         out.append(head)
         for s in self.steps:
             total = sum(s.cpu_cores.values())
             verdict = "sustained" if s.sustained else "; ".join(s.failures)
             if s.mode == "http" and s.sustained and s.http_failures:
                 verdict += " (gateway: " + "; ".join(s.http_failures) + ")"
-            out.append(f"{s.index:>4} {s.mode:<5} {s.rate:>7,.0f} {s.achieved_rate:>7,.0f} "
-                       f"{_p(s.accept_ms):>10} {_p(s.visible_ms):>11} {_p(s.committed_ms):>10} "
-                       f"{_p(s.tick_to_pnl_ms):>12} {_p(s.position_to_postgres_ms):>10} "
-                       f"{_p(s.order_to_postgres_ms):>10} {s.pnl_calcs_per_s:>7,.0f} {total:>5.2f} "
-                       f"{s.client_cpu_cores:>6.2f} "
-                       f"{s.offsets_per_order:>7.1f}  {verdict}")
+            out.append(
+                f"{s.index:>4} {s.mode:<5} {s.rate:>7,.0f} {s.achieved_rate:>7,.0f} "
+                f"{_p(s.accept_ms):>10} {_p(s.visible_ms):>11} {_p(s.committed_ms):>10} "
+                f"{_p(s.tick_to_pnl_ms):>12} {_p(s.position_to_postgres_ms):>10} "
+                f"{_p(s.order_to_postgres_ms):>10} {s.pnl_calcs_per_s:>7,.0f} {total:>5.2f} "
+                f"{s.client_cpu_cores:>6.2f} "
+                f"{s.offsets_per_order:>7.1f}  {verdict}"
+            )
         cap, gw = self.sustained_capacity, self.gateway_capacity
         out.append(f"sustained capacity: {cap:,.0f} orders/s (the highest step holding loadtest/slo.yaml)")
         out.append(f"gateway capacity (HTTP steps, accept and visible targets too): {gw:,.0f} orders/s")
         if self.kafka_ceiling:
-            out.append(f"Kafka's own producer ceiling here (ProducerPerformance, 150 B, acks=all, idempotent, "
-                       f"lz4, linger 5 ms): {self.kafka_ceiling:,.0f} records/s; sustained capacity / ceiling = "
-                       f"{cap / self.kafka_ceiling:.3f}")
+            out.append(
+                f"Kafka's own producer ceiling here (ProducerPerformance, 150 B, acks=all, idempotent, "
+                f"lz4, linger 5 ms): {self.kafka_ceiling:,.0f} records/s; sustained capacity / ceiling = "
+                f"{cap / self.kafka_ceiling:.3f}"
+            )
         out += cost_lines(self.steps)
         best = next((s for s in reversed(self.steps) if s.sustained), self.steps[-1] if self.steps else None)
         if best:
-            out.append(f"per service at step {best.index} ({best.rate:,.0f}/s): cores "
-                       + ", ".join(f"{k} {v:.2f}" for k, v in sorted(best.cpu_cores.items(), key=lambda kv: -kv[1]))
-                       + f"; client {best.client_cpu_cores:.2f}, ticks {best.ticks_cpu_cores:.2f}")
+            out.append(
+                f"per service at step {best.index} ({best.rate:,.0f}/s): cores "
+                + ", ".join(f"{k} {v:.2f}" for k, v in sorted(best.cpu_cores.items(), key=lambda kv: -kv[1]))
+                + f"; client {best.client_cpu_cores:.2f}, ticks {best.ticks_cpu_cores:.2f}"
+            )
             out.append("  RSS MB: " + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(best.rss_mb.items())))
             out += hop_lines(best)
         return out
@@ -176,19 +190,29 @@ def cost_lines(steps: list[StepResult], top: int = 6) -> list[str]:
         if not s.cost_us:
             continue
         total = sum(s.cost_us.values())
-        out.append(f"cost per order at step {s.index} ({s.rate:,.0f}/s, ticks included, idle subtracted): CPU "
-                   f"{total:,.0f} us: " + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.cost_us.items(),
-                                                                                     key=lambda kv: -kv[1]) if v >= 1))
-        for kind, what in (("requests", "broker requests"), ("records", "records to Kafka"),
-                           ("rows", "rows to Postgres")):
+        out.append(
+            f"cost per order at step {s.index} ({s.rate:,.0f}/s, ticks included, idle subtracted): CPU "
+            f"{total:,.0f} us: "
+            + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.cost_us.items(), key=lambda kv: -kv[1]) if v >= 1)
+        )
+        for kind, what in (
+            ("requests", "broker requests"),
+            ("records", "records to Kafka"),
+            ("rows", "rows to Postgres"),
+        ):
             per = s.per_order.get(kind, {})
             if per:
                 shown = sorted(per.items(), key=lambda kv: -kv[1])[:top]
-                out.append(f"  {what} {sum(per.values()):.2f}: " + ", ".join(f"{k} {v:.2f}" for k, v in shown)
-                           + (f", {len(per) - len(shown)} more" if len(per) > len(shown) else ""))
+                out.append(
+                    f"  {what} {sum(per.values()):.2f}: "
+                    + ", ".join(f"{k} {v:.2f}" for k, v in shown)
+                    + (f", {len(per) - len(shown)} more" if len(per) > len(shown) else "")
+                )
         if s.kernel_cores is not None:
-            out.append(f"  check: the services' CPU {sum(s.cpu_cores.values()):.2f} cores, the kernel's count for "
-                       f"the stack {s.kernel_cores:.2f}: " + (s.cost_check or "they add up"))
+            out.append(
+                f"  check: the services' CPU {sum(s.cpu_cores.values()):.2f} cores, the kernel's count for "
+                f"the stack {s.kernel_cores:.2f}: " + (s.cost_check or "they add up")
+            )
     return out
 
 
@@ -207,23 +231,32 @@ def hop_lines(step: StepResult) -> list[str]:
             continue
         computing = sum(r.get("mean", 0) for h, r in rows if h in COMPUTING)
         if path == "order" and step.sampled_ms.get("count"):
-            out.append(f"  sampled orders: {step.sampled_ms['count']:,}, due -> committed mean "
-                       f"{step.sampled_ms['mean']:,.1f} ms; their hops up to the commit add up to "
-                       f"{step.order_hops_total_ms():,.1f} ms")
-        out.append(f"  where a{'n' if path == 'order' else ''} {path}'s time goes (sampled, mean {total:,.1f} ms; "
-                   f"computing {100 * computing / total:.0f} %, waiting and communication "
-                   f"{100 * (total - computing) / total:.0f} %):")
+            out.append(
+                f"  sampled orders: {step.sampled_ms['count']:,}, due -> committed mean "
+                f"{step.sampled_ms['mean']:,.1f} ms; their hops up to the commit add up to "
+                f"{step.order_hops_total_ms():,.1f} ms"
+            )
+        out.append(
+            f"  where a{'n' if path == 'order' else ''} {path}'s time goes (sampled, mean {total:,.1f} ms; "
+            f"computing {100 * computing / total:.0f} %, waiting and communication "
+            f"{100 * (total - computing) / total:.0f} %):"
+        )
         for h, r in rows:
-            out.append(f"    {h:<13} {'computing' if h in COMPUTING else 'waiting':<9} mean {r['mean']:>9,.2f} ms  "
-                       f"p99 {r.get('p99', float('nan')):>9,.1f} ms  {100 * r['mean'] / total:5.1f} %")
+            out.append(
+                f"    {h:<13} {'computing' if h in COMPUTING else 'waiting':<9} mean {r['mean']:>9,.2f} ms  "
+                f"p99 {r.get('p99', float('nan')):>9,.1f} ms  {100 * r['mean'] / total:5.1f} %"
+            )
     return out
 
 
 # --- the plan the load client works from ------------------------------------------------------------
 def plan(cfg: Config, data, *, seed: int, trace_one_in: int, option_share: float = 0.3) -> dict:
     equities = [i.instrument_id for i in data.instruments if i.instrument_type == "EQUITY" and i.status == "ACTIVE"]
-    options = [i.instrument_id for i in data.instruments
-               if i.instrument_type == "OPTION" and i.status == "ACTIVE" and i.maturity and i.maturity > data.as_of]
+    options = [
+        i.instrument_id
+        for i in data.instruments
+        if i.instrument_type == "OPTION" and i.status == "ACTIVE" and i.maturity and i.maturity > data.as_of
+    ]
     clients = []
     for m in data.members:
         if m.status != "ACTIVE":
@@ -233,11 +266,20 @@ def plan(cfg: Config, data, *, seed: int, trace_one_in: int, option_share: float
             clients.append({"member": m.member_id, "key": api_key(data.seed, m.member_id), "accounts": accounts})
     if not clients:
         raise RuntimeError("no active member with an active account: load reference data first")
-    return {"gateway_url": cfg.gateway_url, "bootstrap": cfg.kafka_bootstrap, "registry_url": cfg.registry_url,
-            "clients": clients, "equities": equities, "options": options, "option_share": option_share,
-            "seed": seed, "trace_one_in": trace_one_in, "result_wait_ms": 10_000,
-            "kafka_login": str(java_client_file(cfg, TOOLS) or ""),
-            "order_kafka_login": str(java_client_file(cfg, GATEWAY) or "")}
+    return {
+        "gateway_url": cfg.gateway_url,
+        "bootstrap": cfg.kafka_bootstrap,
+        "registry_url": cfg.registry_url,
+        "clients": clients,
+        "equities": equities,
+        "options": options,
+        "option_share": option_share,
+        "seed": seed,
+        "trace_one_in": trace_one_in,
+        "result_wait_ms": 10_000,
+        "kafka_login": str(java_client_file(cfg, TOOLS) or ""),
+        "order_kafka_login": str(java_client_file(cfg, GATEWAY) or ""),
+    }
 
 
 class LoadClient:
@@ -249,9 +291,13 @@ class LoadClient:
             raise FileNotFoundError(f"{jar} is missing: ./brokerstream install builds it")
         self.plan_file = Path(tempfile.mkstemp(prefix="loadgen-plan-", suffix=".json")[1])
         self.plan_file.write_text(json.dumps(plan_json))
-        self.proc = subprocess.Popen([cfg.java(), "-Xms256m", "-Xmx1g", "-XX:+UseParallelGC", "-jar", str(jar),
-                                      str(self.plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            [cfg.java(), "-Xms256m", "-Xmx1g", "-XX:+UseParallelGC", "-jar", str(jar), str(self.plan_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         cpu.place("clients", [self.proc.pid])
         ready = json.loads(self.proc.stdout.readline() or "{}")
         if not ready.get("ready"):
@@ -281,8 +327,10 @@ class LoadClient:
 def _tick_process(cfg: Config, seed: int, rate: float, stop, out) -> None:
     from brokerstream.gen.produce import produce_ticks
     from brokerstream.gen.ticks import TickGenerator
-    report = produce_ticks(cfg, TickGenerator(pgload.read(cfg), seed, rate=rate), duration=24 * 3600,
-                           stop=stop.is_set, snapshot=False)
+
+    report = produce_ticks(
+        cfg, TickGenerator(pgload.read(cfg), seed, rate=rate), duration=24 * 3600, stop=stop.is_set, snapshot=False
+    )
     out.put(report.rate)
 
 
@@ -290,21 +338,25 @@ def wait_for_reference_data(cfg: Config, data, progress, timeout: float = 300) -
     """Until the gateway knows the generated members' keys: right after `refdata load` Debezium may
     still be carrying the reference tables, and a step sent meanwhile measures only 401s."""
     import requests
+
     member = next(m.member_id for m in data.members if m.status == "ACTIVE")
     key = api_key(data.seed, member)
     deadline = time.monotonic() + timeout
     said = False
     while True:
         try:
-            status = requests.get(f"{cfg.gateway_url}/members/{member}/risk", headers={"X-Api-Key": key},
-                                  timeout=10).status_code
+            status = requests.get(
+                f"{cfg.gateway_url}/members/{member}/risk", headers={"X-Api-Key": key}, timeout=10
+            ).status_code
         except requests.RequestException as e:
             status = type(e).__name__
         if status == 200:
             return
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the gateway still answers {status} for {member}'s generated key after {timeout:.0f} s:"
-                               " is the reference data loaded and Debezium running?")
+            raise RuntimeError(
+                f"the gateway still answers {status} for {member}'s generated key after {timeout:.0f} s:"
+                " is the reference data loaded and Debezium running?"
+            )
         if not said:
             progress(f"[system] waiting for the reference data to reach the gateway ({status})")
             said = True
@@ -315,18 +367,22 @@ def wait_for_reference_data(cfg: Config, data, progress, timeout: float = 300) -
 def _percentiles(conn, sql: str, args) -> dict:
     row = conn.execute(
         f"SELECT count(*), avg(d), percentile_disc(0.5) WITHIN GROUP (ORDER BY d), "
-        f"percentile_disc(0.99) WITHIN GROUP (ORDER BY d), max(d) FROM ({sql}) x", args).fetchone()
+        f"percentile_disc(0.99) WITHIN GROUP (ORDER BY d), max(d) FROM ({sql}) x",
+        args,
+    ).fetchone()
     if not row or not row[0]:
         return {"count": 0}
     return {"count": row[0], "mean": float(row[1]), "p50": float(row[2]), "p99": float(row[3]), "max": float(row[4])}
 
 
-def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end: dt.datetime,
-                  samples: list, timeout: float) -> tuple[dict, dict, dict, int]:
+def postgres_lags(
+    cfg: Config, tag: str, expected: int, start: dt.datetime, end: dt.datetime, samples: list, timeout: float
+) -> tuple[dict, dict, dict, int]:
     """Order -> Postgres (due time to synced_at) for the step's orders, position -> Postgres (decision
     to synced_at) for positions the step changed, and the Postgres hop of sampled orders (visible to
     synced_at). Waits up to `timeout` for the step's results to arrive; returns the unsynced count."""
     import psycopg
+
     pattern = tag + "-%"
     deadline = time.monotonic() + timeout
     with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
@@ -336,15 +392,24 @@ def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end:
             if synced >= expected:
                 break
             time.sleep(1)
-        orders = _percentiles(conn, "SELECT extract(epoch FROM synced_at - client_ts) * 1000 AS d "
-                                    "FROM order_results WHERE order_id LIKE %s", (pattern,))
-        positions = _percentiles(conn, "SELECT extract(epoch FROM synced_at - updated_ts) * 1000 AS d FROM positions "
-                                       "WHERE updated_ts BETWEEN %s AND %s", (start, end))
+        orders = _percentiles(
+            conn,
+            "SELECT extract(epoch FROM synced_at - client_ts) * 1000 AS d FROM order_results WHERE order_id LIKE %s",
+            (pattern,),
+        )
+        positions = _percentiles(
+            conn,
+            "SELECT extract(epoch FROM synced_at - updated_ts) * 1000 AS d FROM positions "
+            "WHERE updated_ts BETWEEN %s AND %s",
+            (start, end),
+        )
         hop = {"count": 0}
         if samples:
             visible = {s[0]: s[2] / 1000.0 for s in samples}  # order id -> visible (ms)
-            rows = conn.execute("SELECT order_id, extract(epoch FROM synced_at) * 1000 FROM order_results "
-                                "WHERE order_id = ANY(%s)", (list(visible),)).fetchall()
+            rows = conn.execute(
+                "SELECT order_id, extract(epoch FROM synced_at) * 1000 FROM order_results WHERE order_id = ANY(%s)",
+                (list(visible),),
+            ).fetchall()
             hop = summary([max(0.0, float(ms) - visible[oid]) for oid, ms in rows])
     return orders, positions, hop, max(0, expected - synced)
 
@@ -352,9 +417,12 @@ def postgres_lags(cfg: Config, tag: str, expected: int, start: dt.datetime, end:
 def _wait_settled(cfg: Config, groups: list[str], timeout: float, floor: int = 1000) -> None:
     """Until every listed group's lag is under the floor (the last step's backlog drained), or timeout."""
     import uuid as _uuid
+
     from confluent_kafka import Consumer
     from confluent_kafka.admin import AdminClient
+
     from brokerstream.metrics.collector import group_lags
+
     admin = AdminClient(client_conf(cfg))
     consumer = Consumer(client_conf(cfg, **{"group.id": f"settle-{_uuid.uuid4().hex}"}))
     try:
@@ -398,22 +466,39 @@ def lag_report(series: dict, slo: dict) -> dict:
     for group, points in series.items():
         s = slope(points)
         end = points[-1][1] if points else 0
-        out[group] = {"start": points[0][1] if points else 0, "end": end, "max": max((v for _, v in points), default=0),
-                      "slope_per_s": round(s, 1),
-                      "grows": s > slo["lag_growth_per_s"] and end > slo["lag_floor_records"]}
+        out[group] = {
+            "start": points[0][1] if points else 0,
+            "end": end,
+            "max": max((v for _, v in points), default=0),
+            "slope_per_s": round(s, 1),
+            "grows": s > slo["lag_growth_per_s"] and end > slo["lag_floor_records"],
+        }
     return out
 
 
 # --- the run --------------------------------------------------------------------------------------------
-def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 30, tick_rate: float = 10_000,
-        http_max: float = 2000, positions: int = 20_000, settle: float = 60, seed: int = 17, idle_seconds: float = 15,
-        warmup_seconds: float = 10, ceiling_records: int = 2_000_000, stop_after_failures: int = 2,
-        architecture: str = "streams", progress=print) -> SystemResult:
-    from brokerstream.loadtest.bench.drain import open_prices
-    from brokerstream.loadtest.bench.pnl import write_positions, write_positions_sql
+def run(
+    cfg: Config,
+    *,
+    rates: list[float] | None = None,
+    step_seconds: float = 30,
+    tick_rate: float = 10_000,
+    http_max: float = 2000,
+    positions: int = 20_000,
+    settle: float = 60,
+    seed: int = 17,
+    idle_seconds: float = 15,
+    warmup_seconds: float = 10,
+    ceiling_records: int = 2_000_000,
+    stop_after_failures: int = 2,
+    architecture: str = "streams",
+    progress=print,
+) -> SystemResult:
     from brokerstream.clients.flinkjobs import PNL_JOB, Flink
     from brokerstream.launcher.provision import default_stack
     from brokerstream.loadtest.bench import architectures
+    from brokerstream.loadtest.bench.drain import open_prices
+    from brokerstream.loadtest.bench.pnl import write_positions, write_positions_sql
 
     slo = yaml.safe_load(SLO_FILE.read_text())
     rates = rates or DEFAULT_RATES
@@ -421,8 +506,9 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
     if not Flink(cfg.flink_url).live(PNL_JOB):
-        raise RuntimeError(f"{PNL_JOB} is not running: the system is measured with every service on "
-                           "(./brokerstream up)")
+        raise RuntimeError(
+            f"{PNL_JOB} is not running: the system is measured with every service on (./brokerstream up)"
+        )
     window_ms = int(cfg.get("BS_PNL_WINDOW_MS") or 1000)
     arch = architectures.of(architecture)
     streams = arch.name == "streams"
@@ -435,6 +521,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             write_positions(cfg, data, positions, 0.3, seed, close=close)
         else:
             write_positions_sql(cfg, data, positions, 0.3, seed, baseline_schema, close=close)
+
     stack = default_stack(cfg)
     was_running = arch.running_apps(stack)
     arch.prepare(stack)
@@ -460,13 +547,21 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         if streams:
             wait_for_reference_data(cfg, data, progress)
         if positions:
-            progress(f"[system] {positions:,} open positions for the "
-                     + ("P&L job" if streams else "baseline's price threads"))
+            progress(
+                f"[system] {positions:,} open positions for the "
+                + ("P&L job" if streams else "baseline's price threads")
+            )
             open_positions()
         # the stopped streams app's group only falls behind in a baseline run: its lag is not the system's
-        groups = list(GROUPS) if streams else [architectures.baseline_setting(cfg, "groups.orders"),
-                                               architectures.baseline_setting(cfg, "groups.prices"),
-                                               *(g for g in GROUPS if g != architectures.STREAMS_GROUP)]
+        groups = (
+            list(GROUPS)
+            if streams
+            else [
+                architectures.baseline_setting(cfg, "groups.orders"),
+                architectures.baseline_setting(cfg, "groups.prices"),
+                *(g for g in GROUPS if g != architectures.STREAMS_GROUP),
+            ]
+        )
         meter = cost.Meter(cfg, service_names(cfg))
         progress(f"[system] idle stack: {idle_seconds:.0f} s before any load (subtracted from each step's cost)")
         _wait_settled(cfg, groups, settle, floor=200)
@@ -476,6 +571,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         if ceiling_records:
             progress(f"[system] Kafka's producer ceiling (ProducerPerformance, {ceiling_records:,} records)")
             from brokerstream.loadtest.bench.ceiling import measure
+
             kafka_ceiling = measure(cfg, records=ceiling_records, preexec=lambda: cpu.join("clients"))
             progress(f"[system] ceiling {kafka_ceiling:,.0f} records/s")
         if tick_rate > 0:
@@ -486,8 +582,10 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
         probe.start()
         if warmup_seconds:
             if streams:
-                progress(f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and "
-                         f"{warmup_seconds:.0f} s into Kafka")
+                progress(
+                    f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and "
+                    f"{warmup_seconds:.0f} s into Kafka"
+                )
                 client.step("http", min(200.0, http_max), warmup_seconds, tag + "w1", settle)
             else:
                 progress(f"[system] warm-up: {warmup_seconds:.0f} s into Kafka")
@@ -505,8 +603,9 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             reading0 = meter.read()
             answer = client.step(mode, rate, step_seconds, step_tag, settle)
             # the step's window: from its first order until its last result (the client waits for them)
-            step_cost = cost.Cost.between(reading0, meter.read(), label=f"step {i}", unit="order",
-                                          units=max(answer["sent"], 1))
+            step_cost = cost.Cost.between(
+                reading0, meter.read(), label=f"step {i}", unit="order", units=max(answer["sent"], 1)
+            )
             pnl_per_s = (arch.revalued(cfg) - revalued0) / max(time.monotonic() - m0, 1e-9)
             if not streams:
                 # the watcher reads the P&L job's output, which is not the baseline's work
@@ -517,34 +616,55 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
             window = probe.window(t0, t_sent)
             results = answer["results"]["accepted"] + answer["results"]["rejected"]
             orders_pg, positions_pg, pg_hop, unsynced = postgres_lags(
-                cfg, step_tag, results, t0, t_sent, answer["samples"], settle)
+                cfg, step_tag, results, t0, t_sent, answer["samples"], settle
+            )
             hops = dict(answer["hops_ms"])
             hops["postgres"] = pg_hop
             for name, pnl_hop in answer["pnl_ms"].items():
                 hops[name] = pnl_hop
             elapsed = (dt.datetime.now(dt.timezone.utc) - t0).total_seconds()
             step = StepResult(
-                index=i, mode=mode, rate=rate, seconds=step_seconds, achieved_rate=answer["achieved_rate"],
-                sent=answer["sent"], missing=answer["results"]["missing"],
-                duplicates=answer["results"]["duplicates"], errors=answer["errors"],
-                outcomes={"accepted": answer["results"]["accepted"], "rejected": answer["results"]["rejected"],
-                          "unsynced_in_postgres": unsynced},
-                accept_ms=answer["accept_ms"], visible_ms=answer["visible_ms"], committed_ms=answer["committed_ms"],
-                tick_to_pnl_ms=answer["pnl_ms"]["tick_to_pnl_committed"], order_to_postgres_ms=orders_pg,
-                position_to_postgres_ms=positions_pg, hops_ms=hops, cpu_cores=window.cpu_cores,
+                index=i,
+                mode=mode,
+                rate=rate,
+                seconds=step_seconds,
+                achieved_rate=answer["achieved_rate"],
+                sent=answer["sent"],
+                missing=answer["results"]["missing"],
+                duplicates=answer["results"]["duplicates"],
+                errors=answer["errors"],
+                outcomes={
+                    "accepted": answer["results"]["accepted"],
+                    "rejected": answer["results"]["rejected"],
+                    "unsynced_in_postgres": unsynced,
+                },
+                accept_ms=answer["accept_ms"],
+                visible_ms=answer["visible_ms"],
+                committed_ms=answer["committed_ms"],
+                tick_to_pnl_ms=answer["pnl_ms"]["tick_to_pnl_committed"],
+                order_to_postgres_ms=orders_pg,
+                position_to_postgres_ms=positions_pg,
+                hops_ms=hops,
+                cpu_cores=window.cpu_cores,
                 rss_mb={k: v / 2**20 for k, v in window.rss_max.items()},
                 client_cpu_cores=answer["client_cpu_seconds"] / max(answer["send_seconds"], 1e-9),
-                ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9), max_late_ms=answer["max_late_ms"],
-                offsets_per_order=offsets / max(answer["sent"], 1), lags=lag_report(window.lags, slo),
-                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]), pnl_calcs_per_s=pnl_per_s,
+                ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9),
+                max_late_ms=answer["max_late_ms"],
+                offsets_per_order=offsets / max(answer["sent"], 1),
+                lags=lag_report(window.lags, slo),
+                sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]),
+                pnl_calcs_per_s=pnl_per_s,
                 cost_us=step_cost.us_per_unit(idle),
                 per_order={k: step_cost.per_unit(k) for k in ("requests", "records", "bytes", "rows")},
-                kernel_cores=step_cost.kernel_stack_cores, cost_check=cost.check_adds_up(step_cost))
+                kernel_cores=step_cost.kernel_stack_cores,
+                cost_check=cost.check_adds_up(step_cost),
+            )
             step_costs.append((i, step_cost))
             judge(step, slo, window_ms)
             steps.append(step)
-            progress("[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {},
-                                                arch.name).lines()[2])
+            progress(
+                "[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {}, arch.name).lines()[2]
+            )
             failures_in_a_row = 0 if step.sustained else failures_in_a_row + 1
             if failures_in_a_row >= stop_after_failures:
                 progress(f"[system] {stop_after_failures} steps in a row not sustained: stopping")
@@ -562,8 +682,17 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
                 open_positions(close=True)
         finally:
             arch.restore(stack, was_running)
-    settings = {"rates": rates, "step_seconds": step_seconds, "tick_rate": tick_rate, "http_max": http_max,
-                "positions": positions, "settle": settle, "seed": seed, "slo": slo, "architecture": arch.name}
+    settings = {
+        "rates": rates,
+        "step_seconds": step_seconds,
+        "tick_rate": tick_rate,
+        "http_max": http_max,
+        "positions": positions,
+        "settle": settle,
+        "seed": seed,
+        "slo": slo,
+        "architecture": arch.name,
+    }
     result = SystemResult(run_id, tick_rate, positions, window_ms, kafka_ceiling, steps, settings, arch.name)
     store(cfg, result, started, probe, [(i, c, idle) for i, c in step_costs])
     return result
@@ -571,6 +700,7 @@ def run(cfg: Config, *, rates: list[float] | None = None, step_seconds: float = 
 
 def _cpu_seconds(pid: int) -> float:
     import psutil
+
     try:
         t = psutil.Process(pid).cpu_times()
         return t.user + t.system
@@ -582,22 +712,71 @@ def _cpu_seconds(pid: int) -> float:
 def step_row(run_id: str, s: StepResult) -> list:
     def v(summary: dict, key: str) -> float:
         return float(summary.get(key, float("nan"))) if summary and summary.get("count") else float("nan")
-    return [run_id, s.index, s.mode, s.rate, s.achieved_rate, s.seconds, s.sent,
-            s.outcomes["accepted"] + s.outcomes["rejected"], s.missing,
-            v(s.accept_ms, "p50"), v(s.accept_ms, "p99"), v(s.visible_ms, "p50"), v(s.visible_ms, "p99"),
-            v(s.committed_ms, "p50"), v(s.committed_ms, "p99"), v(s.tick_to_pnl_ms, "p50"), v(s.tick_to_pnl_ms, "p99"),
-            v(s.order_to_postgres_ms, "p50"), v(s.order_to_postgres_ms, "p99"),
-            v(s.position_to_postgres_ms, "p50"), v(s.position_to_postgres_ms, "p99"),
-            ",".join(g for g, l in s.lags.items() if l["grows"]), s.client_cpu_cores, sum(s.cpu_cores.values()),
-            s.offsets_per_order, int(s.sustained), int(s.gateway_ok), "; ".join(s.failures + s.http_failures),
-            json.dumps(asdict(s), default=str)]
+
+    return [
+        run_id,
+        s.index,
+        s.mode,
+        s.rate,
+        s.achieved_rate,
+        s.seconds,
+        s.sent,
+        s.outcomes["accepted"] + s.outcomes["rejected"],
+        s.missing,
+        v(s.accept_ms, "p50"),
+        v(s.accept_ms, "p99"),
+        v(s.visible_ms, "p50"),
+        v(s.visible_ms, "p99"),
+        v(s.committed_ms, "p50"),
+        v(s.committed_ms, "p99"),
+        v(s.tick_to_pnl_ms, "p50"),
+        v(s.tick_to_pnl_ms, "p99"),
+        v(s.order_to_postgres_ms, "p50"),
+        v(s.order_to_postgres_ms, "p99"),
+        v(s.position_to_postgres_ms, "p50"),
+        v(s.position_to_postgres_ms, "p99"),
+        ",".join(g for g, l in s.lags.items() if l["grows"]),
+        s.client_cpu_cores,
+        sum(s.cpu_cores.values()),
+        s.offsets_per_order,
+        int(s.sustained),
+        int(s.gateway_ok),
+        "; ".join(s.failures + s.http_failures),
+        json.dumps(asdict(s), default=str),
+    ]
 
 
-STEP_COLUMNS = ["run_id", "step", "mode", "offered_rate", "achieved_rate", "seconds", "sent", "results", "missing",
-                "accept_p50_ms", "accept_p99_ms", "visible_p50_ms", "visible_p99_ms", "committed_p50_ms",
-                "committed_p99_ms", "tick_pnl_p50_ms", "tick_pnl_p99_ms", "order_pg_p50_ms", "order_pg_p99_ms",
-                "position_pg_p50_ms", "position_pg_p99_ms", "lag_growing", "client_cpu_cores", "stack_cpu_cores",
-                "offsets_per_order", "sustained", "gateway_ok", "verdict", "detail"]
+STEP_COLUMNS = [
+    "run_id",
+    "step",
+    "mode",
+    "offered_rate",
+    "achieved_rate",
+    "seconds",
+    "sent",
+    "results",
+    "missing",
+    "accept_p50_ms",
+    "accept_p99_ms",
+    "visible_p50_ms",
+    "visible_p99_ms",
+    "committed_p50_ms",
+    "committed_p99_ms",
+    "tick_pnl_p50_ms",
+    "tick_pnl_p99_ms",
+    "order_pg_p50_ms",
+    "order_pg_p99_ms",
+    "position_pg_p50_ms",
+    "position_pg_p99_ms",
+    "lag_growing",
+    "client_cpu_cores",
+    "stack_cpu_cores",
+    "offsets_per_order",
+    "sustained",
+    "gateway_ok",
+    "verdict",
+    "detail",
+]
 
 
 def hop_rows(run_id: str, s: StepResult) -> list[list]:
@@ -606,15 +785,28 @@ def hop_rows(run_id: str, s: StepResult) -> list[list]:
         for h in hops:
             r = s.hops_ms.get(h) or {}
             if r.get("count"):
-                rows.append([run_id, s.index, path, h, "computing" if h in COMPUTING else "waiting", r["count"],
-                             r["mean"], r.get("p50", float("nan")), r.get("p99", float("nan"))])
+                rows.append(
+                    [
+                        run_id,
+                        s.index,
+                        path,
+                        h,
+                        "computing" if h in COMPUTING else "waiting",
+                        r["count"],
+                        r["mean"],
+                        r.get("p50", float("nan")),
+                        r.get("p99", float("nan")),
+                    ]
+                )
     return rows
 
 
-def store(cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None,
-          costs: list | None = None) -> None:
-    from brokerstream.metrics import store as chstore
+def store(
+    cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None, costs: list | None = None
+) -> None:
     from brokerstream.loadtest.driver import new_record
+    from brokerstream.metrics import store as chstore
+
     record = new_record(cfg, "system", "steps", json.dumps(result.settings, default=str), result.settings["seed"], 1)
     record.run_id, record.started, record.ended = result.run_id, started, dt.datetime.now(dt.timezone.utc)
     client = chstore.connect(cfg)
@@ -624,24 +816,42 @@ def store(cfg: Config, result: SystemResult, started: dt.datetime, probe: StackP
         client.insert("system_steps", [step_row(result.run_id, s) for s in result.steps], column_names=STEP_COLUMNS)
         hops = [r for s in result.steps for r in hop_rows(result.run_id, s)]
         if hops:
-            client.insert("hop_samples", hops, column_names=["run_id", "step", "path", "hop", "kind", "count",
-                                                             "mean_ms", "p50_ms", "p99_ms"])
+            client.insert(
+                "hop_samples",
+                hops,
+                column_names=["run_id", "step", "path", "hop", "kind", "count", "mean_ms", "p50_ms", "p99_ms"],
+            )
     if probe:
         if probe.process_rows:
-            client.insert("process_samples", [[result.run_id, *r] for r in probe.process_rows],
-                          column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"])
+            client.insert(
+                "process_samples",
+                [[result.run_id, *r] for r in probe.process_rows],
+                column_names=["run_id", "ts", "service", "cpu_seconds", "rss_bytes"],
+            )
         if probe.lag_rows:
-            client.insert("lag_samples", [[result.run_id, *r] for r in probe.lag_rows],
-                          column_names=["run_id", "ts", "group_name", "lag"])
+            client.insert(
+                "lag_samples",
+                [[result.run_id, *r] for r in probe.lag_rows],
+                column_names=["run_id", "ts", "group_name", "lag"],
+            )
     if costs:
-        client.insert("cost_lines", [r for i, c, idle in costs for r in cost.rows(result.run_id, i, "step", c, idle)],
-                      column_names=cost.COST_COLUMNS)
-    figures = {"sustained_capacity": result.sustained_capacity, "gateway_capacity": result.gateway_capacity,
-               "kafka_ceiling": result.kafka_ceiling}
+        client.insert(
+            "cost_lines",
+            [r for i, c, idle in costs for r in cost.rows(result.run_id, i, "step", c, idle)],
+            column_names=cost.COST_COLUMNS,
+        )
+    figures = {
+        "sustained_capacity": result.sustained_capacity,
+        "gateway_capacity": result.gateway_capacity,
+        "kafka_ceiling": result.kafka_ceiling,
+    }
     if result.kafka_ceiling:
         figures["capacity_to_ceiling"] = result.sustained_capacity / result.kafka_ceiling
-    client.insert("run_results", [[result.run_id, k, float(v)] for k, v in figures.items()],
-                  column_names=["run_id", "name", "value"])
+    client.insert(
+        "run_results",
+        [[result.run_id, k, float(v)] for k, v in figures.items()],
+        column_names=["run_id", "name", "value"],
+    )
 
 
 def write(result: SystemResult, path: Path) -> None:

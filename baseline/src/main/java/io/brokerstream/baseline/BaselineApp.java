@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The baseline monolith: {@code orders.threads} order threads and {@code prices.threads} price
- * threads over one connection pool, plus /health and /metrics. Settings: baseline-defaults.properties,
- * the file BASELINE_CONFIG_FILE names, BASELINE_* variables.
+ * threads over one connection pool, plus /health and /metrics. Settings:
+ * baseline-defaults.properties, the file BASELINE_CONFIG_FILE names, BASELINE_* variables.
  */
 public final class BaselineApp {
   private static final Logger LOG = LoggerFactory.getLogger(BaselineApp.class);
@@ -30,8 +30,9 @@ public final class BaselineApp {
 
   public static void main(String[] args) throws Exception {
     String file = System.getenv("BASELINE_CONFIG_FILE");
-    BaselineSettings settings = BaselineSettings.load(file == null || file.isBlank() ? null : Path.of(file),
-        System.getenv());
+    BaselineSettings settings =
+        BaselineSettings.load(
+            file == null || file.isBlank() ? null : Path.of(file), System.getenv());
     int orderThreads = settings.getInt("orders.threads", 1);
     int priceThreads = settings.getInt("prices.threads", 0);
 
@@ -42,11 +43,14 @@ public final class BaselineApp {
     KafkaSetup kafka = new KafkaSetup(settings);
     OptionPricer pricer = MarketModel.load().pricer();
     long maxPrice = Micros.parse(settings.get("orders.max-price"));
-    OrderDecider decider = new OrderDecider(pricer, maxPrice, settings.getLong("orders.max-quantity"));
+    OrderDecider decider =
+        new OrderDecider(pricer, maxPrice, settings.getLong("orders.max-quantity"));
     TickRules tickRules = new TickRules(maxPrice, settings.getDouble("ticks.max-jump-factor"));
     AvroCodec<DeadLetter> letterCodec = AvroCodec.specific(DeadLetter.class, registry, register);
-    DeadLetterRecords deadLetters = new DeadLetterRecords(letterCodec, settings.get("topics.dead-letters"));
-    ReferenceLookups lookups = new ReferenceLookups(db, settings.getBoolean("orders.parallel-lookups"));
+    DeadLetterRecords deadLetters =
+        new DeadLetterRecords(letterCodec, settings.get("topics.dead-letters"));
+    ReferenceLookups lookups =
+        new ReferenceLookups(db, settings.getBoolean("orders.parallel-lookups"));
     Counters counters = new Counters();
     CountDownLatch assigned = new CountDownLatch(orderThreads + priceThreads);
 
@@ -54,36 +58,69 @@ public final class BaselineApp {
     List<PriceConsumer> priceConsumers = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < orderThreads; i++) {
-      OrderConsumer c = new OrderConsumer(i, settings, kafka, db, lookups, decider,
-          AvroCodec.specific(Order.class, registry, register), AvroCodec.specific(OrderResult.class, registry, register),
-          deadLetters, counters, assigned);
+      OrderConsumer c =
+          new OrderConsumer(
+              i,
+              settings,
+              kafka,
+              db,
+              lookups,
+              decider,
+              AvroCodec.specific(Order.class, registry, register),
+              AvroCodec.specific(OrderResult.class, registry, register),
+              deadLetters,
+              counters,
+              assigned);
       orderConsumers.add(c);
       threads.add(new Thread(c, "orders-" + i));
     }
     for (int i = 0; i < priceThreads; i++) {
-      PriceConsumer c = new PriceConsumer(i, settings, kafka, db, tickRules, pricer,
-          AvroCodec.specific(PriceTick.class, registry, register), letterCodec, deadLetters, counters, assigned);
+      PriceConsumer c =
+          new PriceConsumer(
+              i,
+              settings,
+              kafka,
+              db,
+              tickRules,
+              pricer,
+              AvroCodec.specific(PriceTick.class, registry, register),
+              letterCodec,
+              deadLetters,
+              counters,
+              assigned);
       priceConsumers.add(c);
       threads.add(new Thread(c, "prices-" + i));
     }
-    HealthServer http = new HealthServer(settings.get("http.host"), settings.getInt("http.port", 0), assigned, counters);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      orderConsumers.forEach(OrderConsumer::stop);
-      priceConsumers.forEach(PriceConsumer::stop);
-      for (Thread t : threads) {
-        try {
-          t.join(30_000);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      http.close();
-      lookups.close();
-      db.close();
-      LOG.info("baseline stopped: {}", counters.snapshot());
-    }, "shutdown"));
+    HealthServer http =
+        new HealthServer(
+            settings.get("http.host"), settings.getInt("http.port", 0), assigned, counters);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  orderConsumers.forEach(OrderConsumer::stop);
+                  priceConsumers.forEach(PriceConsumer::stop);
+                  for (Thread t : threads) {
+                    try {
+                      t.join(30_000);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                  http.close();
+                  lookups.close();
+                  db.close();
+                  LOG.info("baseline stopped: {}", counters.snapshot());
+                },
+                "shutdown"));
     threads.forEach(Thread::start);
-    LOG.info("baseline running: {} order threads, {} price threads, pool {}, schema {}, http {}:{}", orderThreads,
-        priceThreads, settings.get("db.pool-size"), db.schema(), settings.get("http.host"), settings.get("http.port"));
+    LOG.info(
+        "baseline running: {} order threads, {} price threads, pool {}, schema {}, http {}:{}",
+        orderThreads,
+        priceThreads,
+        settings.get("db.pool-size"),
+        db.schema(),
+        settings.get("http.host"),
+        settings.get("http.port"));
   }
 }

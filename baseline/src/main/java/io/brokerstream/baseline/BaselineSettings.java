@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The baseline's settings: documented defaults (baseline-defaults.properties), then an optional file,
- * then BASELINE_* environment variables. Only keys with a default exist: a misspelt override fails.
+ * The baseline's settings: documented defaults (baseline-defaults.properties), then an optional
+ * file, then BASELINE_* environment variables. Only keys with a default exist: a misspelt override
+ * fails.
  */
 public final class BaselineSettings {
   private final Properties values;
@@ -22,7 +23,8 @@ public final class BaselineSettings {
 
   public static BaselineSettings load(Path file, Map<String, String> env) {
     Properties p = new Properties();
-    try (InputStream in = BaselineSettings.class.getResourceAsStream("/baseline-defaults.properties")) {
+    try (InputStream in =
+        BaselineSettings.class.getResourceAsStream("/baseline-defaults.properties")) {
       p.load(in);
     } catch (IOException | NullPointerException e) {
       throw new IllegalStateException("baseline-defaults.properties is missing from the jar", e);
@@ -32,7 +34,8 @@ public final class BaselineSettings {
       try (Reader in = Files.newBufferedReader(file)) {
         fromFile.load(in);
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read settings file " + file + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read settings file " + file + ": " + e.getMessage(), e);
       }
       for (String key : fromFile.stringPropertyNames()) {
         if (!p.containsKey(key)) {
@@ -73,10 +76,12 @@ public final class BaselineSettings {
     try {
       value = Integer.parseInt(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be an integer, got '" + get(key) + "'");
     }
     if (value < min) {
-      throw new IllegalArgumentException("setting " + key + " must be at least " + min + ", got " + value);
+      throw new IllegalArgumentException(
+          "setting " + key + " must be at least " + min + ", got " + value);
     }
     return value;
   }
@@ -85,7 +90,8 @@ public final class BaselineSettings {
     try {
       return Long.parseLong(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be an integer, got '" + get(key) + "'");
     }
   }
 
@@ -93,14 +99,16 @@ public final class BaselineSettings {
     try {
       return Double.parseDouble(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be a number, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be a number, got '" + get(key) + "'");
     }
   }
 
   public boolean getBoolean(String key) {
     String v = get(key).toLowerCase(Locale.ROOT);
     if (!v.equals("true") && !v.equals("false")) {
-      throw new IllegalArgumentException("setting " + key + " must be true or false, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be true or false, got '" + get(key) + "'");
     }
     return Boolean.parseBoolean(v);
   }
@@ -109,7 +117,8 @@ public final class BaselineSettings {
   public String identifier(String key) {
     String v = get(key);
     if (!v.matches("[a-z_][a-z0-9_]{0,62}")) {
-      throw new IllegalArgumentException("setting " + key + " must be a lower-case SQL identifier, got '" + v + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be a lower-case SQL identifier, got '" + v + "'");
     }
     return v;
   }

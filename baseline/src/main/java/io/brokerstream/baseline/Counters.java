@@ -13,9 +13,12 @@ public final class Counters {
   public final AtomicLong orderBatches = new AtomicLong();
   public final AtomicLong ticksAccepted = new AtomicLong();
   public final AtomicLong ticksRefused = new AtomicLong();
+
   /** Position values recomputed by the price threads: the P&L calculations. */
   public final AtomicLong positionsRevalued = new AtomicLong();
+
   public final AtomicLong restarts = new AtomicLong();
+
   /** Batches rolled back by a deadlock or serialization failure and run again. */
   public final AtomicLong retries = new AtomicLong();
 

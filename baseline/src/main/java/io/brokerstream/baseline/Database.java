@@ -45,8 +45,10 @@ public final class Database implements AutoCloseable {
     } catch (IOException | NullPointerException e) {
       throw new IllegalStateException("baseline-schema.sql is missing from the jar", e);
     }
-    try (Connection c = connection(); Statement s = c.createStatement()) {
-      String code = ddl.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
+    try (Connection c = connection();
+        Statement s = c.createStatement()) {
+      String code =
+          ddl.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
       for (String statement : code.split(";")) {
         String sql = statement.strip();
         if (!sql.isEmpty()) {

@@ -8,7 +8,10 @@ import java.time.Instant;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
-/** A record the baseline could not handle, as the streams app writes one: its bytes (bounded), the cause. */
+/**
+ * A record the baseline could not handle, as the streams app writes one: its bytes (bounded), the
+ * cause.
+ */
 final class DeadLetterRecords {
   private final AvroCodec<DeadLetter> codec;
   private final String topic;
@@ -19,9 +22,20 @@ final class DeadLetterRecords {
   }
 
   ProducerRecord<byte[], byte[]> of(ConsumerRecord<byte[], byte[]> in, Throwable cause) {
-    DeadLetter letter = BoundedLetters.letter(in.topic(), in.partition(), in.offset(), in.key(), in.value(),
-        cause.getClass().getName(), BoundedLetters.describe(cause), "baseline", Instant.now());
-    byte[] key = BoundedLetters.letterKey(in.topic(), in.partition(), in.offset()).getBytes(StandardCharsets.UTF_8);
+    DeadLetter letter =
+        BoundedLetters.letter(
+            in.topic(),
+            in.partition(),
+            in.offset(),
+            in.key(),
+            in.value(),
+            cause.getClass().getName(),
+            BoundedLetters.describe(cause),
+            "baseline",
+            Instant.now());
+    byte[] key =
+        BoundedLetters.letterKey(in.topic(), in.partition(), in.offset())
+            .getBytes(StandardCharsets.UTF_8);
     return new ProducerRecord<>(topic, key, codec.encode(topic + "-value", letter));
   }
 }

@@ -9,18 +9,34 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-/** GET /health: 200 once every consumer thread has its partitions, 503 before. GET /metrics: counters. */
+/**
+ * GET /health: 200 once every consumer thread has its partitions, 503 before. GET /metrics:
+ * counters.
+ */
 final class HealthServer implements AutoCloseable {
   private final HttpServer server;
 
-  HealthServer(String host, int port, CountDownLatch assigned, Counters counters) throws IOException {
+  HealthServer(String host, int port, CountDownLatch assigned, Counters counters)
+      throws IOException {
     server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    server.createContext("/health", exchange -> {
-      boolean ready = assigned.getCount() == 0;
-      reply(exchange, ready ? 200 : 503, ready ? "{\"status\":\"UP\"}" : "{\"status\":\"STARTING\"}");
-    });
-    server.createContext("/metrics", exchange -> reply(exchange, 200, counters.snapshot().entrySet().stream()
-        .map(e -> "\"" + e.getKey() + "\":" + e.getValue()).collect(Collectors.joining(",", "{", "}"))));
+    server.createContext(
+        "/health",
+        exchange -> {
+          boolean ready = assigned.getCount() == 0;
+          reply(
+              exchange,
+              ready ? 200 : 503,
+              ready ? "{\"status\":\"UP\"}" : "{\"status\":\"STARTING\"}");
+        });
+    server.createContext(
+        "/metrics",
+        exchange ->
+            reply(
+                exchange,
+                200,
+                counters.snapshot().entrySet().stream()
+                    .map(e -> "\"" + e.getKey() + "\":" + e.getValue())
+                    .collect(Collectors.joining(",", "{", "}"))));
     server.start();
   }
 

@@ -1,10 +1,10 @@
 package io.brokerstream.baseline;
 
-import io.brokerstream.rules.OrderInputs;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.rules.OrderDecider;
+import io.brokerstream.rules.OrderInputs;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RegistryUnavailableException;
 import io.brokerstream.trace.Stages;
@@ -34,9 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One of the monolith's order threads: its own consumer in the orders group, its own connection, its
- * own transactional producer. A poll's records are decided in one Postgres transaction; once that
- * commits, their results, dead letters and the input offsets go out in one Kafka transaction.
+ * One of the monolith's order threads: its own consumer in the orders group, its own connection,
+ * its own transactional producer. A poll's records are decided in one Postgres transaction; once
+ * that commits, their results, dead letters and the input offsets go out in one Kafka transaction.
  *
  * <p>A crash between the two commits replays the batch: the orders table remembers which record
  * decided each order, so the same record gets its stored result emitted again and books nothing,
@@ -61,9 +61,18 @@ final class OrderConsumer implements Runnable {
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-  OrderConsumer(int index, BaselineSettings settings, KafkaSetup kafka, Database db, ReferenceLookups lookups,
-      OrderDecider decider, AvroCodec<Order> orders, AvroCodec<OrderResult> results, DeadLetterRecords deadLetters,
-      Counters counters, CountDownLatch assigned) {
+  OrderConsumer(
+      int index,
+      BaselineSettings settings,
+      KafkaSetup kafka,
+      Database db,
+      ReferenceLookups lookups,
+      OrderDecider decider,
+      AvroCodec<Order> orders,
+      AvroCodec<OrderResult> results,
+      DeadLetterRecords deadLetters,
+      Counters counters,
+      CountDownLatch assigned) {
     this.index = index;
     this.settings = settings;
     this.kafka = kafka;
@@ -81,25 +90,29 @@ final class OrderConsumer implements Runnable {
   public void run() {
     while (running) {
       String group = settings.get("groups.orders");
-      try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.consumer(group, settings.getInt("orders.batch-size", 1)));
-           KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.transactionalProducer(group + "-" + index));
-           Connection tx = db.connection();
-           OrderDesk desk = new OrderDesk(tx, db.schema(), lookups, decider)) {
+      try (KafkaConsumer<byte[], byte[]> c =
+              new KafkaConsumer<>(kafka.consumer(group, settings.getInt("orders.batch-size", 1)));
+          KafkaProducer<byte[], byte[]> producer =
+              new KafkaProducer<>(kafka.transactionalProducer(group + "-" + index));
+          Connection tx = db.connection();
+          OrderDesk desk = new OrderDesk(tx, db.schema(), lookups, decider)) {
         consumer = c;
         tx.setAutoCommit(false);
         producer.initTransactions();
-        c.subscribe(List.of(settings.get("topics.orders")), new ConsumerRebalanceListener() {
-          @Override
-          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+        c.subscribe(
+            List.of(settings.get("topics.orders")),
+            new ConsumerRebalanceListener() {
+              @Override
+              public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
 
-          @Override
-          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            Starts.record(c, partitions);
-            if (signalled.compareAndSet(false, true)) {
-              assigned.countDown();
-            }
-          }
-        });
+              @Override
+              public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                Starts.record(c, partitions);
+                if (signalled.compareAndSet(false, true)) {
+                  assigned.countDown();
+                }
+              }
+            });
         while (running) {
           ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(200));
           for (int attempt = 1; !batch.isEmpty(); attempt++) {
@@ -124,14 +137,23 @@ final class OrderConsumer implements Runnable {
           break;
         }
         counters.restarts.incrementAndGet();
-        LOG.warn("order thread {} restarts from the last committed offsets after: {}", index, e.toString(), e);
+        LOG.warn(
+            "order thread {} restarts from the last committed offsets after: {}",
+            index,
+            e.toString(),
+            e);
         sleep(1000);
       }
     }
   }
 
-  private void handle(ConsumerRecords<byte[], byte[]> batch, KafkaConsumer<byte[], byte[]> c,
-      KafkaProducer<byte[], byte[]> producer, Connection tx, OrderDesk desk) throws SQLException {
+  private void handle(
+      ConsumerRecords<byte[], byte[]> batch,
+      KafkaConsumer<byte[], byte[]> c,
+      KafkaProducer<byte[], byte[]> producer,
+      Connection tx,
+      OrderDesk desk)
+      throws SQLException {
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(batch.count());
     Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
     long accepted = 0;
@@ -141,12 +163,14 @@ final class OrderConsumer implements Runnable {
     String resultsTopic = settings.get("topics.results");
     try {
       for (ConsumerRecord<byte[], byte[]> in : batch) {
-        next.put(new TopicPartition(in.topic(), in.partition()), new OffsetAndMetadata(in.offset() + 1));
+        next.put(
+            new TopicPartition(in.topic(), in.partition()), new OffsetAndMetadata(in.offset() + 1));
         Order order;
         try {
           order = in.value() == null ? null : orders.decode(in.value());
           if (order == null) {
-            throw new IllegalArgumentException("an order record without a value (tombstone) cannot be decided");
+            throw new IllegalArgumentException(
+                "an order record without a value (tombstone) cannot be decided");
           }
         } catch (RegistryUnavailableException e) {
           throw e; // not the record's fault: retry the batch, as the streams app does
@@ -169,7 +193,9 @@ final class OrderConsumer implements Runnable {
         }
         OrderDesk.Outcome outcome;
         try {
-          outcome = desk.handle(order, member, Instant.ofEpochMilli(in.timestamp()), in.partition(), in.offset());
+          outcome =
+              desk.handle(
+                  order, member, Instant.ofEpochMilli(in.timestamp()), in.partition(), in.offset());
         } catch (ArithmeticException | IllegalArgumentException | IllegalStateException e) {
           // The rules threw before booking anything (the decider has no side effects).
           out.add(deadLetters.of(in, e));
@@ -182,7 +208,9 @@ final class OrderConsumer implements Runnable {
             Stages.stamp(headers, Stages.DECIDE_END, Stages.nowMicros());
           }
           byte[] key = (member + "|" + order.getOrderId()).getBytes(StandardCharsets.UTF_8);
-          out.add(new ProducerRecord<>(resultsTopic, null, key, results.encode(resultsTopic + "-value", r), headers));
+          out.add(
+              new ProducerRecord<>(
+                  resultsTopic, null, key, results.encode(resultsTopic + "-value", r), headers));
           if (r.getStatus() == OrderStatus.ACCEPTED) {
             accepted++;
           } else {

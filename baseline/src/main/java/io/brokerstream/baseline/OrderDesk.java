@@ -7,7 +7,6 @@ import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.OrderDecider;
-import io.brokerstream.rules.PositionMath;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import java.sql.Connection;
@@ -28,24 +27,32 @@ import java.util.Map;
  * written, as the streams app's task does.
  */
 final class OrderDesk implements AutoCloseable {
-  private static final String SEEN = "SELECT source_partition, source_offset, status, reason, reason_detail, "
-      + "fill_price, realized_pnl, processed_ts FROM %s.mono_orders WHERE member_id = ? AND order_id = ?";
-  private static final String POSITION = "SELECT quantity, avg_cost, realized_pnl, version FROM %s.mono_positions "
-      + "WHERE account_id = ? AND instrument_id = ?";
+  private static final String SEEN =
+      "SELECT source_partition, source_offset, status, reason, reason_detail, "
+          + "fill_price, realized_pnl, processed_ts FROM %s.mono_orders WHERE member_id = ? AND order_id = ?";
+  private static final String POSITION =
+      "SELECT quantity, avg_cost, realized_pnl, version FROM %s.mono_positions "
+          + "WHERE account_id = ? AND instrument_id = ?";
+
   /** The risk check's one query: what the member has committed at cost, realized, and deposited. */
-  private static final String RISK = "SELECT coalesce(sum(abs(quantity) * avg_cost * multiplier), 0), "
-      + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?) "
-      + "FROM %s.mono_positions WHERE member_id = ?";
-  private static final String BOOK_POSITION = "INSERT INTO %s.mono_positions AS p (account_id, instrument_id, member_id, "
-      + "underlying_id, multiplier, quantity, avg_cost, realized_pnl, version) "
-      + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, instrument_id) DO UPDATE SET "
-      + "quantity = excluded.quantity, avg_cost = excluded.avg_cost, realized_pnl = excluded.realized_pnl, "
-      + "version = excluded.version";
-  private static final String BOOK_CASH = "INSERT INTO %s.mono_cash AS c (account_id, moved) VALUES (?, ?) "
-      + "ON CONFLICT (account_id) DO UPDATE SET moved = c.moved + excluded.moved";
-  private static final String RECORD = "INSERT INTO %s.mono_orders (member_id, order_id, account_id, instrument_id, "
-      + "status, reason, reason_detail, fill_price, realized_pnl, ingest_ts, processed_ts, source_partition, "
-      + "source_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String RISK =
+      "SELECT coalesce(sum(abs(quantity) * avg_cost * multiplier), 0), "
+          + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?) "
+          + "FROM %s.mono_positions WHERE member_id = ?";
+
+  private static final String BOOK_POSITION =
+      "INSERT INTO %s.mono_positions AS p (account_id, instrument_id, member_id, "
+          + "underlying_id, multiplier, quantity, avg_cost, realized_pnl, version) "
+          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, instrument_id) DO UPDATE SET "
+          + "quantity = excluded.quantity, avg_cost = excluded.avg_cost, realized_pnl = excluded.realized_pnl, "
+          + "version = excluded.version";
+  private static final String BOOK_CASH =
+      "INSERT INTO %s.mono_cash AS c (account_id, moved) VALUES (?, ?) "
+          + "ON CONFLICT (account_id) DO UPDATE SET moved = c.moved + excluded.moved";
+  private static final String RECORD =
+      "INSERT INTO %s.mono_orders (member_id, order_id, account_id, instrument_id, "
+          + "status, reason, reason_detail, fill_price, realized_pnl, ingest_ts, processed_ts, source_partition, "
+          + "source_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /** What became of one order record. */
   sealed interface Outcome {}
@@ -53,7 +60,9 @@ final class OrderDesk implements AutoCloseable {
   /** Decided now, or decided before from this very record (a replay): emit this result. */
   record Decided(OrderResult result, boolean replay) implements Outcome {}
 
-  /** Another record of an order already decided (a retry): the first result stands, emit nothing. */
+  /**
+   * Another record of an order already decided (a retry): the first result stands, emit nothing.
+   */
   record Duplicate() implements Outcome {}
 
   private final Connection tx;
@@ -65,11 +74,17 @@ final class OrderDesk implements AutoCloseable {
   private final PreparedStatement bookPosition;
   private final PreparedStatement bookCash;
   private final PreparedStatement record;
-  /** Orders of the open batch, not yet in the table (their rows are written in one batch at the end). */
+
+  /**
+   * Orders of the open batch, not yet in the table (their rows are written in one batch at the
+   * end).
+   */
   private final Map<String, OrderResult> batch = new HashMap<>();
+
   private int pendingRows;
 
-  OrderDesk(Connection tx, String schema, ReferenceLookups lookups, OrderDecider decider) throws SQLException {
+  OrderDesk(Connection tx, String schema, ReferenceLookups lookups, OrderDecider decider)
+      throws SQLException {
     this.tx = tx;
     this.lookups = lookups;
     this.decider = decider;
@@ -81,7 +96,8 @@ final class OrderDesk implements AutoCloseable {
     record = tx.prepareStatement(RECORD.formatted(schema));
   }
 
-  Outcome handle(Order order, String member, Instant received, int partition, long offset) throws SQLException {
+  Outcome handle(Order order, String member, Instant received, int partition, long offset)
+      throws SQLException {
     String key = member + "|" + order.getOrderId();
     if (batch.containsKey(key)) {
       return new Duplicate();
@@ -91,24 +107,40 @@ final class OrderDesk implements AutoCloseable {
       return before;
     }
 
-    ReferenceLookups.Found found = lookups.find(order.getAccountId(), member, order.getInstrumentId());
+    ReferenceLookups.Found found =
+        lookups.find(order.getAccountId(), member, order.getInstrumentId());
     PositionState held = position(order.getAccountId(), order.getInstrumentId());
     long[] exposure = riskOf(member);
     SqlReferenceData ref = new SqlReferenceData(found, member, exposure[2]);
-    Decision decision = decider.decide(order, member, received, ref, held, new RiskState(exposure[0], exposure[1]));
+    Decision decision =
+        decider.decide(order, member, received, ref, held, new RiskState(exposure[0], exposure[1]));
 
     Instant now = Instant.now();
-    OrderResult.Builder result = OrderResult.newBuilder()
-        .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
-        .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
-        .setClientTs(order.getClientTs()).setIngestTs(received).setProcessedTs(now).setTraceId(order.getTraceId())
-        .setLimitPrice(order.getLimitPrice()).setShortSale(order.getShortSale());
+    OrderResult.Builder result =
+        OrderResult.newBuilder()
+            .setOrderId(order.getOrderId())
+            .setMemberId(member)
+            .setAccountId(order.getAccountId())
+            .setInstrumentId(order.getInstrumentId())
+            .setSide(order.getSide())
+            .setQuantity(order.getQuantity())
+            .setClientTs(order.getClientTs())
+            .setIngestTs(received)
+            .setProcessedTs(now)
+            .setTraceId(order.getTraceId())
+            .setLimitPrice(order.getLimitPrice())
+            .setShortSale(order.getShortSale());
     if (decision instanceof Decision.Rejected rejected) {
-      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason()).setReasonDetail(rejected.detail());
+      result
+          .setStatus(OrderStatus.REJECTED)
+          .setReason(rejected.reason())
+          .setReasonDetail(rejected.detail());
     } else {
       Decision.Filled fill = (Decision.Filled) decision;
       book(order, member, fill);
-      result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
+      result
+          .setStatus(OrderStatus.ACCEPTED)
+          .setFillPrice(Micros.toDecimal(fill.fillPrice()))
           .setRealizedPnl(Micros.toDecimal(fill.realized()));
     }
     OrderResult built = result.build();
@@ -117,8 +149,12 @@ final class OrderDesk implements AutoCloseable {
     return new Decided(built, false);
   }
 
-  /** Null for a new order; its stored result if this very record was decided before; else a duplicate. */
-  private Outcome decidedBefore(Order order, String member, Instant received, int partition, long offset)
+  /**
+   * Null for a new order; its stored result if this very record was decided before; else a
+   * duplicate.
+   */
+  private Outcome decidedBefore(
+      Order order, String member, Instant received, int partition, long offset)
       throws SQLException {
     seen.setString(1, member);
     seen.setString(2, order.getOrderId());
@@ -130,14 +166,27 @@ final class OrderDesk implements AutoCloseable {
         return new Duplicate();
       }
       String reason = r.getString(4);
-      return new Decided(OrderResult.newBuilder()
-          .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
-          .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
-          .setClientTs(order.getClientTs()).setIngestTs(received).setProcessedTs(r.getTimestamp(8).toInstant())
-          .setTraceId(order.getTraceId()).setLimitPrice(order.getLimitPrice()).setShortSale(order.getShortSale())
-          .setStatus(OrderStatus.valueOf(r.getString(3))).setReason(reason == null ? null : ReasonCode.valueOf(reason))
-          .setReasonDetail(r.getString(5)).setFillPrice(r.getBigDecimal(6)).setRealizedPnl(r.getBigDecimal(7))
-          .build(), true);
+      return new Decided(
+          OrderResult.newBuilder()
+              .setOrderId(order.getOrderId())
+              .setMemberId(member)
+              .setAccountId(order.getAccountId())
+              .setInstrumentId(order.getInstrumentId())
+              .setSide(order.getSide())
+              .setQuantity(order.getQuantity())
+              .setClientTs(order.getClientTs())
+              .setIngestTs(received)
+              .setProcessedTs(r.getTimestamp(8).toInstant())
+              .setTraceId(order.getTraceId())
+              .setLimitPrice(order.getLimitPrice())
+              .setShortSale(order.getShortSale())
+              .setStatus(OrderStatus.valueOf(r.getString(3)))
+              .setReason(reason == null ? null : ReasonCode.valueOf(reason))
+              .setReasonDetail(r.getString(5))
+              .setFillPrice(r.getBigDecimal(6))
+              .setRealizedPnl(r.getBigDecimal(7))
+              .build(),
+          true);
     }
   }
 
@@ -145,8 +194,13 @@ final class OrderDesk implements AutoCloseable {
     position.setString(1, accountId);
     position.setString(2, instrumentId);
     try (ResultSet r = position.executeQuery()) {
-      return r.next() ? new PositionState(r.getLong(1), Micros.of(r.getBigDecimal(2)), Micros.of(r.getBigDecimal(3)),
-          r.getLong(4)) : PositionState.FLAT;
+      return r.next()
+          ? new PositionState(
+              r.getLong(1),
+              Micros.of(r.getBigDecimal(2)),
+              Micros.of(r.getBigDecimal(3)),
+              r.getLong(4))
+          : PositionState.FLAT;
     }
   }
 
@@ -156,7 +210,9 @@ final class OrderDesk implements AutoCloseable {
     risk.setString(2, member);
     try (ResultSet r = risk.executeQuery()) {
       r.next();
-      return new long[] {Micros.of(r.getBigDecimal(1)), Micros.of(r.getBigDecimal(2)), Micros.of(r.getBigDecimal(3))};
+      return new long[] {
+        Micros.of(r.getBigDecimal(1)), Micros.of(r.getBigDecimal(2)), Micros.of(r.getBigDecimal(3))
+      };
     }
   }
 
@@ -214,7 +270,8 @@ final class OrderDesk implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
-    for (PreparedStatement s : new PreparedStatement[] {seen, position, risk, bookPosition, bookCash, record}) {
+    for (PreparedStatement s :
+        new PreparedStatement[] {seen, position, risk, bookPosition, bookCash, record}) {
       s.close();
     }
   }

@@ -36,20 +36,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One of the monolith's price threads: each tick of a poll is checked with the shared tick rules
- * against its instrument and the last accepted price (a refused one goes to dlq.ticks with its fault);
- * the latest accepted price per equity wins, is stored, and revalues every position in the equity and
- * in options on it, all in one Postgres transaction; then the offsets are committed. A replay after a
- * crash stores the same prices and marks again: the work is idempotent.
+ * against its instrument and the last accepted price (a refused one goes to dlq.ticks with its
+ * fault); the latest accepted price per equity wins, is stored, and revalues every position in the
+ * equity and in options on it, all in one Postgres transaction; then the offsets are committed. A
+ * replay after a crash stores the same prices and marks again: the work is idempotent.
  */
 final class PriceConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PriceConsumer.class);
-  private static final String INSTRUMENT = "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
-      + "i.instrument_type, i.status, i.multiplier, p.price, e.volatility, p.event_ts FROM instruments i "
-      + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = i.instrument_id "
-      + "LEFT JOIN equity_starts e ON e.instrument_id = i.instrument_id WHERE i.instrument_id = ?";
-  private static final String STORE = "INSERT INTO %s.mono_latest_prices AS l (instrument_id, price, event_ts, received_ts) "
-      + "VALUES (?, ?, ?, ?) ON CONFLICT (instrument_id) DO UPDATE SET price = excluded.price, "
-      + "event_ts = excluded.event_ts, received_ts = excluded.received_ts";
+  private static final String INSTRUMENT =
+      "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
+          + "i.instrument_type, i.status, i.multiplier, p.price, e.volatility, p.event_ts FROM instruments i "
+          + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = i.instrument_id "
+          + "LEFT JOIN equity_starts e ON e.instrument_id = i.instrument_id WHERE i.instrument_id = ?";
+  private static final String STORE =
+      "INSERT INTO %s.mono_latest_prices AS l (instrument_id, price, event_ts, received_ts) "
+          + "VALUES (?, ?, ?, ?) ON CONFLICT (instrument_id) DO UPDATE SET price = excluded.price, "
+          + "event_ts = excluded.event_ts, received_ts = excluded.received_ts";
 
   private final int index;
   private final BaselineSettings settings;
@@ -66,9 +68,18 @@ final class PriceConsumer implements Runnable {
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-  PriceConsumer(int index, BaselineSettings settings, KafkaSetup kafka, Database db, TickRules rules,
-      OptionPricer pricer, AvroCodec<PriceTick> ticks, AvroCodec<DeadLetter> letters, DeadLetterRecords undecodable,
-      Counters counters, CountDownLatch assigned) {
+  PriceConsumer(
+      int index,
+      BaselineSettings settings,
+      KafkaSetup kafka,
+      Database db,
+      TickRules rules,
+      OptionPricer pricer,
+      AvroCodec<PriceTick> ticks,
+      AvroCodec<DeadLetter> letters,
+      DeadLetterRecords undecodable,
+      Counters counters,
+      CountDownLatch assigned) {
     this.index = index;
     this.settings = settings;
     this.kafka = kafka;
@@ -83,32 +94,37 @@ final class PriceConsumer implements Runnable {
   }
 
   /** An instrument as a tick needs it, with its last accepted price and volatility. */
-  private record Known(Instrument instrument, Long lastPrice, Double volatility, Instant lastEventTs) {}
+  private record Known(
+      Instrument instrument, Long lastPrice, Double volatility, Instant lastEventTs) {}
 
   @Override
   public void run() {
     while (running) {
-      try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.consumer(settings.get("groups.prices"),
-               settings.getInt("prices.batch-size", 1)));
-           KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.producer());
-           Connection tx = db.connection();
-           PreparedStatement lookup = tx.prepareStatement(INSTRUMENT.formatted(db.schema()));
-           PreparedStatement store = tx.prepareStatement(STORE.formatted(db.schema()));
-           Revaluation revaluation = new Revaluation(tx, db.schema(), pricer)) {
+      try (KafkaConsumer<byte[], byte[]> c =
+              new KafkaConsumer<>(
+                  kafka.consumer(
+                      settings.get("groups.prices"), settings.getInt("prices.batch-size", 1)));
+          KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.producer());
+          Connection tx = db.connection();
+          PreparedStatement lookup = tx.prepareStatement(INSTRUMENT.formatted(db.schema()));
+          PreparedStatement store = tx.prepareStatement(STORE.formatted(db.schema()));
+          Revaluation revaluation = new Revaluation(tx, db.schema(), pricer)) {
         consumer = c;
         tx.setAutoCommit(false);
-        c.subscribe(List.of(settings.get("topics.ticks")), new ConsumerRebalanceListener() {
-          @Override
-          public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {}
+        c.subscribe(
+            List.of(settings.get("topics.ticks")),
+            new ConsumerRebalanceListener() {
+              @Override
+              public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {}
 
-          @Override
-          public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
-            Starts.record(c, partitions);
-            if (signalled.compareAndSet(false, true)) {
-              assigned.countDown();
-            }
-          }
-        });
+              @Override
+              public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
+                Starts.record(c, partitions);
+                if (signalled.compareAndSet(false, true)) {
+                  assigned.countDown();
+                }
+              }
+            });
         while (running) {
           ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(200));
           for (int attempt = 1; !batch.isEmpty(); attempt++) {
@@ -133,7 +149,11 @@ final class PriceConsumer implements Runnable {
           break;
         }
         counters.restarts.incrementAndGet();
-        LOG.warn("price thread {} restarts from the last committed offsets after: {}", index, e.toString(), e);
+        LOG.warn(
+            "price thread {} restarts from the last committed offsets after: {}",
+            index,
+            e.toString(),
+            e);
         try {
           Thread.sleep(1000);
         } catch (InterruptedException ie) {
@@ -143,9 +163,15 @@ final class PriceConsumer implements Runnable {
     }
   }
 
-  private void handle(ConsumerRecords<byte[], byte[]> batch, KafkaConsumer<byte[], byte[]> c,
-      KafkaProducer<byte[], byte[]> producer, Connection tx, PreparedStatement lookup, PreparedStatement store,
-      Revaluation revaluation) throws SQLException {
+  private void handle(
+      ConsumerRecords<byte[], byte[]> batch,
+      KafkaConsumer<byte[], byte[]> c,
+      KafkaProducer<byte[], byte[]> producer,
+      Connection tx,
+      PreparedStatement lookup,
+      PreparedStatement store,
+      Revaluation revaluation)
+      throws SQLException {
     Instant now = Instant.now();
     List<ProducerRecord<byte[], byte[]>> refused = new ArrayList<>();
     Map<String, Known> known = new HashMap<>();
@@ -166,17 +192,26 @@ final class PriceConsumer implements Runnable {
           continue;
         }
         Known k = known.computeIfAbsent(tick.getInstrumentId(), id -> find(lookup, id));
-        String key = in.key() == null ? null : new String(in.key(), java.nio.charset.StandardCharsets.UTF_8);
-        TickRules.Rejection no = !tick.getInstrumentId().equals(key)
-            ? new TickRules.Rejection(TickRules.Fault.KEY_MISMATCH, "a tick is keyed by its instrument id")
-            : rules.check(tick, k == null ? null : k.instrument(), k == null ? null : k.lastPrice(),
-                k == null ? null : k.lastEventTs(), now);
+        String key =
+            in.key() == null ? null : new String(in.key(), java.nio.charset.StandardCharsets.UTF_8);
+        TickRules.Rejection no =
+            !tick.getInstrumentId().equals(key)
+                ? new TickRules.Rejection(
+                    TickRules.Fault.KEY_MISMATCH, "a tick is keyed by its instrument id")
+                : rules.check(
+                    tick,
+                    k == null ? null : k.instrument(),
+                    k == null ? null : k.lastPrice(),
+                    k == null ? null : k.lastEventTs(),
+                    now);
         if (no != null) {
           refused.add(refusal(in, tick, no, now));
           continue;
         }
-        known.put(tick.getInstrumentId(), new Known(k.instrument(), Micros.of(tick.getPrice()), k.volatility(),
-            tick.getEventTs()));
+        known.put(
+            tick.getInstrumentId(),
+            new Known(
+                k.instrument(), Micros.of(tick.getPrice()), k.volatility(), tick.getEventTs()));
         latest.put(tick.getInstrumentId(), tick);
       }
       for (PriceTick tick : latest.values()) {
@@ -186,7 +221,9 @@ final class PriceConsumer implements Runnable {
         store.setTimestamp(3, Timestamp.from(tick.getEventTs()));
         store.setTimestamp(4, Timestamp.from(now));
         store.addBatch();
-        revalued += revaluation.revalue(tick.getInstrumentId(), price, known.get(tick.getInstrumentId()).volatility(), now);
+        revalued +=
+            revaluation.revalue(
+                tick.getInstrumentId(), price, known.get(tick.getInstrumentId()).volatility(), now);
       }
       store.executeBatch();
       tx.commit();
@@ -212,14 +249,25 @@ final class PriceConsumer implements Runnable {
         if (!r.next()) {
           return null;
         }
-        Instrument i = Instrument.newBuilder().setInstrumentId(r.getString(1)).setSymbol(r.getString(2))
-            .setCurrency(r.getString(3)).setExchange(r.getString(4)).setName(r.getString(5))
-            .setInstrumentType(r.getString(6)).setStatus(r.getString(7)).setMultiplier(r.getInt(8)).build();
+        Instrument i =
+            Instrument.newBuilder()
+                .setInstrumentId(r.getString(1))
+                .setSymbol(r.getString(2))
+                .setCurrency(r.getString(3))
+                .setExchange(r.getString(4))
+                .setName(r.getString(5))
+                .setInstrumentType(r.getString(6))
+                .setStatus(r.getString(7))
+                .setMultiplier(r.getInt(8))
+                .build();
         java.math.BigDecimal last = r.getBigDecimal(9);
         double vol = r.getDouble(10);
         Double volatility = r.wasNull() ? null : vol;
         Timestamp lastEvent = r.getTimestamp(11);
-        return new Known(i, last == null ? null : Micros.of(last), volatility,
+        return new Known(
+            i,
+            last == null ? null : Micros.of(last),
+            volatility,
             lastEvent == null ? null : lastEvent.toInstant());
       }
     } catch (SQLException e) {
@@ -227,12 +275,24 @@ final class PriceConsumer implements Runnable {
     }
   }
 
-  private ProducerRecord<byte[], byte[]> refusal(ConsumerRecord<byte[], byte[]> in, PriceTick tick,
-      TickRules.Rejection no, Instant now) {
+  private ProducerRecord<byte[], byte[]> refusal(
+      ConsumerRecord<byte[], byte[]> in, PriceTick tick, TickRules.Rejection no, Instant now) {
     String topic = settings.get("topics.tick-dead-letters");
-    DeadLetter letter = BoundedLetters.letter(in.topic(), in.partition(), in.offset(), in.key(), in.value(),
-        no.fault().name(), no.detail(), "baseline", now);
-    byte[] key = in.key() == null || in.key().length <= 64 ? in.key() : java.util.Arrays.copyOf(in.key(), 64);
+    DeadLetter letter =
+        BoundedLetters.letter(
+            in.topic(),
+            in.partition(),
+            in.offset(),
+            in.key(),
+            in.value(),
+            no.fault().name(),
+            no.detail(),
+            "baseline",
+            now);
+    byte[] key =
+        in.key() == null || in.key().length <= 64
+            ? in.key()
+            : java.util.Arrays.copyOf(in.key(), 64);
     return new ProducerRecord<>(topic, key, letters.encode(topic + "-value", letter));
   }
 

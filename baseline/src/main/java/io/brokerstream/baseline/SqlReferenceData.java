@@ -6,8 +6,8 @@ import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.ReferenceData;
 
 /**
- * The reference data of one order as the lookups and the risk query found it, for the shared
- * {@code OrderDecider}. It answers only for the order's own account, member, instrument and underlying:
+ * The reference data of one order as the lookups and the risk query found it, for the shared {@code
+ * OrderDecider}. It answers only for the order's own account, member, instrument and underlying:
  * the decider asks for nothing else (a different member means MEMBER_MISMATCH before it is asked).
  */
 final class SqlReferenceData implements ReferenceData {
@@ -30,7 +30,8 @@ final class SqlReferenceData implements ReferenceData {
   @Override
   public Member member(String id) {
     if (!id.equals(memberId)) {
-      throw new IllegalStateException("the decider asked for member " + id + ", the order came under " + memberId);
+      throw new IllegalStateException(
+          "the decider asked for member " + id + ", the order came under " + memberId);
     }
     return found.member();
   }
@@ -38,7 +39,9 @@ final class SqlReferenceData implements ReferenceData {
   @Override
   public Instrument instrument(String instrumentId) {
     ReferenceLookups.Priced p = found.instrument();
-    return p != null && p.instrument().getInstrumentId().equals(instrumentId) ? p.instrument() : null;
+    return p != null && p.instrument().getInstrumentId().equals(instrumentId)
+        ? p.instrument()
+        : null;
   }
 
   @Override

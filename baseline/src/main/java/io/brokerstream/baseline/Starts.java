@@ -16,11 +16,13 @@ import org.apache.kafka.common.TopicPartition;
 final class Starts {
   private Starts() {}
 
-  static void record(KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
+  static void record(
+      KafkaConsumer<byte[], byte[]> consumer, Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        consumer.committed(new HashSet<>(partitions));
     Map<TopicPartition, OffsetAndMetadata> starts = new HashMap<>();
     for (TopicPartition tp : partitions) {
       long position = consumer.position(tp);

@@ -10,6 +10,7 @@ final class Transient {
 
   static boolean is(SQLException e) {
     String state = e.getSQLState();
-    return "40P01".equals(state) || "40001".equals(state); // deadlock detected, serialization failure
+    return "40P01".equals(state)
+        || "40001".equals(state); // deadlock detected, serialization failure
   }
 }

@@ -11,8 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BaselineSettingsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aFileOverridesTheDefaultsAndTheEnvironmentOverridesTheFile() throws IOException {
@@ -28,25 +27,34 @@ class BaselineSettingsTest {
   void aMisspeltKeyInTheFileIsRefusedNotIgnored() throws IOException {
     Path file = dir.resolve("b.properties");
     Files.writeString(file, "order.threads=3\n");
-    assertThatThrownBy(() -> BaselineSettings.load(file, Map.of())).hasMessageContaining("unknown setting order.threads");
+    assertThatThrownBy(() -> BaselineSettings.load(file, Map.of()))
+        .hasMessageContaining("unknown setting order.threads");
   }
 
   @Test
   void numbersAndSwitchesAreChecked() {
-    assertThatThrownBy(() -> BaselineSettings.of(Map.of("orders.threads", "0")).getInt("orders.threads", 1))
+    assertThatThrownBy(
+            () -> BaselineSettings.of(Map.of("orders.threads", "0")).getInt("orders.threads", 1))
         .hasMessageContaining("at least 1");
-    assertThatThrownBy(() -> BaselineSettings.of(Map.of("orders.threads", "four")).getInt("orders.threads", 1))
+    assertThatThrownBy(
+            () -> BaselineSettings.of(Map.of("orders.threads", "four")).getInt("orders.threads", 1))
         .hasMessageContaining("integer");
-    assertThatThrownBy(() -> BaselineSettings.of(Map.of("orders.parallel-lookups", "yes"))
-        .getBoolean("orders.parallel-lookups")).hasMessageContaining("true or false");
+    assertThatThrownBy(
+            () ->
+                BaselineSettings.of(Map.of("orders.parallel-lookups", "yes"))
+                    .getBoolean("orders.parallel-lookups"))
+        .hasMessageContaining("true or false");
   }
 
   @Test
   void theSchemaNameGoesIntoStatementsSoOnlyAPlainIdentifierIsTaken() {
-    assertThat(BaselineSettings.of(Map.of("db.schema", "eq1_baseline")).identifier("db.schema")).isEqualTo("eq1_baseline");
+    assertThat(BaselineSettings.of(Map.of("db.schema", "eq1_baseline")).identifier("db.schema"))
+        .isEqualTo("eq1_baseline");
     for (String bad : new String[] {"x; DROP TABLE members", "Baseline", "a-b", "", "1abc"}) {
-      assertThatThrownBy(() -> BaselineSettings.of(Map.of("db.schema", bad)).identifier("db.schema"))
-          .as(bad).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(
+              () -> BaselineSettings.of(Map.of("db.schema", bad)).identifier("db.schema"))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 

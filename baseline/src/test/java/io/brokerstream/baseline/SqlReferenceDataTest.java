@@ -10,16 +10,35 @@ import java.math.BigDecimal;
 import org.junit.jupiter.api.Test;
 
 class SqlReferenceDataTest {
-  private final AccountEntry account = new AccountEntry("A1", "M1", "ACTIVE", 5_000_000_000L, false);
-  private final Member member = Member.newBuilder().setMemberId("M1").setName("m").setStatus("ACTIVE")
-      .setCreditLimit(new BigDecimal("0.000000")).build();
-  private final Instrument equity = Instrument.newBuilder().setInstrumentId("E1").setSymbol("E").setCurrency("USD")
-      .setExchange("X").setName("e").setInstrumentType("EQUITY").setStatus("ACTIVE").setMultiplier(1).build();
+  private final AccountEntry account =
+      new AccountEntry("A1", "M1", "ACTIVE", 5_000_000_000L, false);
+  private final Member member =
+      Member.newBuilder()
+          .setMemberId("M1")
+          .setName("m")
+          .setStatus("ACTIVE")
+          .setCreditLimit(new BigDecimal("0.000000"))
+          .build();
+  private final Instrument equity =
+      Instrument.newBuilder()
+          .setInstrumentId("E1")
+          .setSymbol("E")
+          .setCurrency("USD")
+          .setExchange("X")
+          .setName("e")
+          .setInstrumentType("EQUITY")
+          .setStatus("ACTIVE")
+          .setMultiplier(1)
+          .build();
 
   @Test
   void itAnswersForTheOrdersOwnAccountInstrumentAndUnderlying() {
-    SqlReferenceData ref = new SqlReferenceData(new ReferenceLookups.Found(account, member,
-        new ReferenceLookups.Priced(equity, 12_000_000L, 0.25)), "M1", 7L);
+    SqlReferenceData ref =
+        new SqlReferenceData(
+            new ReferenceLookups.Found(
+                account, member, new ReferenceLookups.Priced(equity, 12_000_000L, 0.25)),
+            "M1",
+            7L);
     assertThat(ref.account("A1")).isSameAs(account);
     assertThat(ref.account("A2")).isNull();
     assertThat(ref.member("M1")).isSameAs(member);
@@ -32,7 +51,8 @@ class SqlReferenceDataTest {
 
   @Test
   void whatTheLookupsDidNotFindIsUnknown() {
-    SqlReferenceData ref = new SqlReferenceData(new ReferenceLookups.Found(null, null, null), "M1", 0L);
+    SqlReferenceData ref =
+        new SqlReferenceData(new ReferenceLookups.Found(null, null, null), "M1", 0L);
     assertThat(ref.account("A1")).isNull();
     assertThat(ref.member("M1")).isNull();
     assertThat(ref.instrument("E1")).isNull();
@@ -42,7 +62,8 @@ class SqlReferenceDataTest {
 
   @Test
   void anotherMembersDataIsNeverAnsweredFromThisOrdersLookups() {
-    SqlReferenceData ref = new SqlReferenceData(new ReferenceLookups.Found(account, member, null), "M1", 0L);
+    SqlReferenceData ref =
+        new SqlReferenceData(new ReferenceLookups.Found(account, member, null), "M1", 0L);
     assertThatThrownBy(() -> ref.member("M2")).isInstanceOf(IllegalStateException.class);
   }
 }

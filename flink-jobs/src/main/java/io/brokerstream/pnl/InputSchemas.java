@@ -16,14 +16,15 @@ import org.apache.flink.util.Collector;
 
 /**
  * The four inputs, from Confluent wire-format Avro values to {@link PnlInput}. Value-only
- * deserializers (Flink's own interface) so that the job never handles Kafka client classes, which the
- * cluster's connector relocates. Tombstones (deleted reference rows) are skipped.
+ * deserializers (Flink's own interface) so that the job never handles Kafka client classes, which
+ * the cluster's connector relocates. Tombstones (deleted reference rows) are skipped.
  */
 public final class InputSchemas {
   private InputSchemas() {}
 
   /** Decodes with a registry created on the task, not shipped with the job graph. */
-  abstract static class RegistryDeserializer<T extends SpecificRecord> implements DeserializationSchema<PnlInput> {
+  abstract static class RegistryDeserializer<T extends SpecificRecord>
+      implements DeserializationSchema<PnlInput> {
     private static final long serialVersionUID = 1L;
     private final String registryUrl;
     private final Class<T> type;
@@ -85,7 +86,11 @@ public final class InputSchemas {
 
     @Override
     PnlInput convert(PriceTick t) {
-      return PnlInput.tick(t.getInstrumentId(), Micros.of(t.getPrice()), t.getEventTs().toEpochMilli(), t.getSequence());
+      return PnlInput.tick(
+          t.getInstrumentId(),
+          Micros.of(t.getPrice()),
+          t.getEventTs().toEpochMilli(),
+          t.getSequence());
     }
   }
 
@@ -96,8 +101,15 @@ public final class InputSchemas {
 
     @Override
     PnlInput convert(Position p) {
-      return PnlInput.position(p.getAccountId(), p.getMemberId(), p.getInstrumentId(), p.getUnderlyingId(),
-          p.getMultiplier(), p.getQuantity(), Micros.of(p.getAvgCost()), p.getVersion());
+      return PnlInput.position(
+          p.getAccountId(),
+          p.getMemberId(),
+          p.getInstrumentId(),
+          p.getUnderlyingId(),
+          p.getMultiplier(),
+          p.getQuantity(),
+          Micros.of(p.getAvgCost()),
+          p.getVersion());
     }
   }
 
@@ -109,12 +121,20 @@ public final class InputSchemas {
 
     @Override
     PnlInput convert(Instrument i) {
-      if (!"OPTION".equals(i.getInstrumentType()) || i.getUnderlyingId() == null || i.getStrike() == null
-          || i.getMaturity() == null || i.getOptionType() == null) {
+      if (!"OPTION".equals(i.getInstrumentType())
+          || i.getUnderlyingId() == null
+          || i.getStrike() == null
+          || i.getMaturity() == null
+          || i.getOptionType() == null) {
         return null;
       }
-      return PnlInput.optionTerms(i.getInstrumentId(), i.getUnderlyingId(), "CALL".equals(i.getOptionType()),
-          "AMERICAN".equals(i.getExerciseStyle()), Micros.of(i.getStrike()), (int) i.getMaturity().toEpochDay(),
+      return PnlInput.optionTerms(
+          i.getInstrumentId(),
+          i.getUnderlyingId(),
+          "CALL".equals(i.getOptionType()),
+          "AMERICAN".equals(i.getExerciseStyle()),
+          Micros.of(i.getStrike()),
+          (int) i.getMaturity().toEpochDay(),
           i.getMultiplier());
     }
   }

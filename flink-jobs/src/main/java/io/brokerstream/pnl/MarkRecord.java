@@ -3,10 +3,10 @@ package io.brokerstream.pnl;
 import java.util.Objects;
 
 /**
- * What one unit of a held instrument is worth at a window's end: the equity's price, or an option's model
- * value at it, in micros. A position's unrealized P&L follows from it and the position alone (quantity x
- * multiplier x (mark - average cost)), so the job writes one record per instrument that moved, however many
- * positions hold it. A Flink POJO.
+ * What one unit of a held instrument is worth at a window's end: the equity's price, or an option's
+ * model value at it, in micros. A position's unrealized P&L follows from it and the position alone
+ * (quantity x multiplier x (mark - average cost)), so the job writes one record per instrument that
+ * moved, however many positions hold it. A Flink POJO.
  */
 public class MarkRecord {
   public String instrumentId;
@@ -15,6 +15,7 @@ public class MarkRecord {
   public long markMicros;
   public long windowEnd;
   public long computedTs;
+
   /** The earliest tick event time of the window (0: none). */
   public long firstTickTs;
 
@@ -34,9 +35,13 @@ public class MarkRecord {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof MarkRecord r && Objects.equals(instrumentId, r.instrumentId)
-        && Objects.equals(underlyingId, r.underlyingId) && underlyingPriceMicros == r.underlyingPriceMicros
-        && markMicros == r.markMicros && windowEnd == r.windowEnd && computedTs == r.computedTs
+    return o instanceof MarkRecord r
+        && Objects.equals(instrumentId, r.instrumentId)
+        && Objects.equals(underlyingId, r.underlyingId)
+        && underlyingPriceMicros == r.underlyingPriceMicros
+        && markMicros == r.markMicros
+        && windowEnd == r.windowEnd
+        && computedTs == r.computedTs
         && firstTickTs == r.firstTickTs;
   }
 
@@ -47,7 +52,16 @@ public class MarkRecord {
 
   @Override
   public String toString() {
-    return "Mark{" + instrumentId + " " + markMicros + " on " + underlyingId + "@" + underlyingPriceMicros + " w="
-        + windowEnd + "}";
+    return "Mark{"
+        + instrumentId
+        + " "
+        + markMicros
+        + " on "
+        + underlyingId
+        + "@"
+        + underlyingPriceMicros
+        + " w="
+        + windowEnd
+        + "}";
   }
 }

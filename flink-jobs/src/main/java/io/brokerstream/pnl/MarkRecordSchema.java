@@ -9,10 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 
-/** Marks to their topics: key the instrument id as UTF-8, value an InstrumentMark in the Confluent wire format. */
+/**
+ * Marks to their topics: key the instrument id as UTF-8, value an InstrumentMark in the Confluent
+ * wire format.
+ */
 public final class MarkRecordSchema {
   /** Every held instrument's mark when it moves: what fresh position P&L is computed from. */
   public static final String MARKS = "pnl.marks";
+
   /** Each mark at most once per snapshot interval: what the Postgres sync reads. */
   public static final String MARK_SNAPSHOTS = "pnl.mark-snapshots";
 
@@ -46,7 +50,8 @@ public final class MarkRecordSchema {
     public void open(InitializationContext context) {
       if (codec == null) {
         // not auto-registering: the schemas are registered (and checked) by the launcher
-        codec = AvroCodec.specific(InstrumentMark.class, new RestSchemaRegistry(registryUrl), false);
+        codec =
+            AvroCodec.specific(InstrumentMark.class, new RestSchemaRegistry(registryUrl), false);
       }
     }
 

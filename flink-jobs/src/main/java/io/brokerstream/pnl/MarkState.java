@@ -1,9 +1,9 @@
 package io.brokerstream.pnl;
 
 /**
- * An instrument's mark as last computed, and what each output was last told of it. Not state: after a
- * restore every mark is unknown, so the first window recomputes them and writes each once more (readers
- * keep the latest per instrument).
+ * An instrument's mark as last computed, and what each output was last told of it. Not state: after
+ * a restore every mark is unknown, so the first window recomputes them and writes each once more
+ * (readers keep the latest per instrument).
  */
 final class MarkState {
   static final long UNKNOWN = Long.MIN_VALUE;
@@ -13,8 +13,10 @@ final class MarkState {
   long windowEnd = UNKNOWN;
   long computedTs;
   long firstTickTs;
+
   /** What pnl.marks and the snapshot output were last given. */
   long emitted = UNKNOWN;
+
   long snapshotted = UNKNOWN;
 
   /** Moved since the snapshot output last had it. */

@@ -1,10 +1,11 @@
 package io.brokerstream.pnl;
 
 /**
- * How much a roll-up's totals move: the change in market value, cost basis, P&L and open positions of
- * one account (from its positions) or one member (from its accounts), in micros. Stages pass deltas
- * up instead of their full records, so the revaluation of a hundred positions of one account in one
- * window crosses the network as one record, and a roll-up needs no copy of its children. A Flink POJO.
+ * How much a roll-up's totals move: the change in market value, cost basis, P&L and open positions
+ * of one account (from its positions) or one member (from its accounts), in micros. Stages pass
+ * deltas up instead of their full records, so the revaluation of a hundred positions of one account
+ * in one window crosses the network as one record, and a roll-up needs no copy of its children. A
+ * Flink POJO.
  */
 public class PnlDelta {
   public String memberId;
@@ -14,6 +15,7 @@ public class PnlDelta {
   public long unrealizedMicros;
   public int positions;
   public long windowEnd;
+
   /** The earliest tick event time the change covers (0: none). */
   public long firstTickTs;
 
@@ -27,7 +29,12 @@ public class PnlDelta {
   }
 
   /** Adds the move from {@code before} to {@code after} (either may be all zeros). */
-  void add(long marketValueAfter, long marketValueBefore, long costAfter, long costBefore, int positionsAfter,
+  void add(
+      long marketValueAfter,
+      long marketValueBefore,
+      long costAfter,
+      long costBefore,
+      int positionsAfter,
       int positionsBefore) {
     long mv = Math.subtractExact(marketValueAfter, marketValueBefore);
     long cost = Math.subtractExact(costAfter, costBefore);
@@ -55,7 +62,18 @@ public class PnlDelta {
 
   @Override
   public String toString() {
-    return "Delta{" + (accountId != null ? accountId : memberId) + " mv=" + marketValueMicros + " cost="
-        + costBasisMicros + " pnl=" + unrealizedMicros + " n=" + positions + " w=" + windowEnd + "}";
+    return "Delta{"
+        + (accountId != null ? accountId : memberId)
+        + " mv="
+        + marketValueMicros
+        + " cost="
+        + costBasisMicros
+        + " pnl="
+        + unrealizedMicros
+        + " n="
+        + positions
+        + " w="
+        + windowEnd
+        + "}";
   }
 }

@@ -3,16 +3,23 @@ package io.brokerstream.pnl;
 import java.util.Objects;
 
 /**
- * Everything the revaluation needs, from four topics, as one record type keyed by underlying instrument
- * (so that an equity, the positions in it and the options on it meet in one task).
- * A Flink POJO: public fields, no-argument constructor; the unused fields of a kind stay at defaults.
+ * Everything the revaluation needs, from four topics, as one record type keyed by underlying
+ * instrument (so that an equity, the positions in it and the options on it meet in one task). A
+ * Flink POJO: public fields, no-argument constructor; the unused fields of a kind stay at defaults.
  */
 public class PnlInput {
-  public enum Kind { TICK, POSITION, OPTION_TERMS, VOLATILITY }
+  public enum Kind {
+    TICK,
+    POSITION,
+    OPTION_TERMS,
+    VOLATILITY
+  }
 
   public Kind kind;
+
   /** The equity this input belongs to: the key. */
   public String underlyingId;
+
   public String instrumentId;
 
   // TICK
@@ -27,14 +34,18 @@ public class PnlInput {
   public long avgCostMicros;
   public int multiplier;
   public long version;
+
   /** What the account roll-up was last told of this position (Revaluer state, not input). */
   public long reportedMarketValueMicros;
+
   public long reportedCostBasisMicros;
   public int reportedPositions;
+
   /** An option position's terms, found once rather than looked up per window (not state). */
   public transient PnlInput terms;
 
-  // Of option terms (not state): the option's mark, computed once a window however many positions hold it,
+  // Of option terms (not state): the option's mark, computed once a window however many positions
+  // hold it,
   // and what the outputs were last told of it; and whether newer terms replaced these.
   transient MarkState mark;
   public transient boolean replaced;
@@ -43,6 +54,7 @@ public class PnlInput {
   public boolean call;
   public boolean american;
   public long strikeMicros;
+
   /** Days since 1970-01-01 of the maturity date. */
   public int maturityEpochDay;
 
@@ -62,8 +74,15 @@ public class PnlInput {
     return in;
   }
 
-  public static PnlInput position(String accountId, String memberId, String instrumentId, String underlyingId,
-      int multiplier, long quantity, long avgCostMicros, long version) {
+  public static PnlInput position(
+      String accountId,
+      String memberId,
+      String instrumentId,
+      String underlyingId,
+      int multiplier,
+      long quantity,
+      long avgCostMicros,
+      long version) {
     PnlInput in = new PnlInput();
     in.kind = Kind.POSITION;
     in.accountId = accountId;
@@ -77,8 +96,14 @@ public class PnlInput {
     return in;
   }
 
-  public static PnlInput optionTerms(String instrumentId, String underlyingId, boolean call, boolean american,
-      long strikeMicros, int maturityEpochDay, int multiplier) {
+  public static PnlInput optionTerms(
+      String instrumentId,
+      String underlyingId,
+      boolean call,
+      boolean american,
+      long strikeMicros,
+      int maturityEpochDay,
+      int multiplier) {
     PnlInput in = new PnlInput();
     in.kind = Kind.OPTION_TERMS;
     in.instrumentId = instrumentId;
@@ -129,19 +154,32 @@ public class PnlInput {
 
   /** Equal in every field a position keeps (its revaluation state included). */
   boolean samePosition(PnlInput o) {
-    return o != null && kind == o.kind && Objects.equals(underlyingId, o.underlyingId)
-        && Objects.equals(instrumentId, o.instrumentId) && Objects.equals(accountId, o.accountId)
-        && Objects.equals(memberId, o.memberId) && quantity == o.quantity && avgCostMicros == o.avgCostMicros
-        && multiplier == o.multiplier && version == o.version
+    return o != null
+        && kind == o.kind
+        && Objects.equals(underlyingId, o.underlyingId)
+        && Objects.equals(instrumentId, o.instrumentId)
+        && Objects.equals(accountId, o.accountId)
+        && Objects.equals(memberId, o.memberId)
+        && quantity == o.quantity
+        && avgCostMicros == o.avgCostMicros
+        && multiplier == o.multiplier
+        && version == o.version
         && reportedMarketValueMicros == o.reportedMarketValueMicros
-        && reportedCostBasisMicros == o.reportedCostBasisMicros && reportedPositions == o.reportedPositions;
+        && reportedCostBasisMicros == o.reportedCostBasisMicros
+        && reportedPositions == o.reportedPositions;
   }
 
   /** Equal in every field option terms have. */
   boolean sameTerms(PnlInput o) {
-    return o != null && kind == o.kind && Objects.equals(underlyingId, o.underlyingId)
-        && Objects.equals(instrumentId, o.instrumentId) && call == o.call && american == o.american
-        && strikeMicros == o.strikeMicros && maturityEpochDay == o.maturityEpochDay && multiplier == o.multiplier;
+    return o != null
+        && kind == o.kind
+        && Objects.equals(underlyingId, o.underlyingId)
+        && Objects.equals(instrumentId, o.instrumentId)
+        && call == o.call
+        && american == o.american
+        && strikeMicros == o.strikeMicros
+        && maturityEpochDay == o.maturityEpochDay
+        && multiplier == o.multiplier;
   }
 
   public String positionKey() {
@@ -150,7 +188,13 @@ public class PnlInput {
 
   @Override
   public String toString() {
-    return kind + "{" + underlyingId + "/" + instrumentId + (kind == Kind.POSITION ? " " + accountId + " q=" + quantity : "")
-        + (kind == Kind.TICK ? " p=" + priceMicros + " ts=" + eventTs : "") + "}";
+    return kind
+        + "{"
+        + underlyingId
+        + "/"
+        + instrumentId
+        + (kind == Kind.POSITION ? " " + accountId + " q=" + quantity : "")
+        + (kind == Kind.TICK ? " p=" + priceMicros + " ts=" + eventTs : "")
+        + "}";
   }
 }

@@ -9,31 +9,47 @@ public final class PnlPipeline {
   private PnlPipeline() {}
 
   /**
-   * The job's outputs: the marks of held instruments straight from the revaluation, the same marks at most
-   * once per snapshot interval per instrument (for the database sync), and the roll-ups.
+   * The job's outputs: the marks of held instruments straight from the revaluation, the same marks
+   * at most once per snapshot interval per instrument (for the database sync), and the roll-ups.
    */
-  public record Outputs(DataStream<MarkRecord> marks, DataStream<MarkRecord> snapshots,
+  public record Outputs(
+      DataStream<MarkRecord> marks,
+      DataStream<MarkRecord> snapshots,
       DataStream<PnlRecord> rollUps) {}
 
   /** Marks leave by their own sinks, chained to the revaluation: no network hop between. */
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
     MarketModel market = MarketModel.load(); // the order flow's model too: one definition
-    SingleOutputStreamOperator<MarkRecord> marks = inputs
-        .keyBy(in -> in.underlyingId)
-        .process(new Revaluer(settings.getLong("window.ms"), settings.getBoolean("window.staggered"),
-            settings.getLong("snapshot.interval-ms"), settings.getLong("rollup.delta-flush-ms"), market.pricer()))
-        // the uid names the state layout: a savepoint of the older per-position map states is refused
-        // rather than restored into an empty book
-        .name("revalue by underlying").uid("revalue-books");
+    SingleOutputStreamOperator<MarkRecord> marks =
+        inputs
+            .keyBy(in -> in.underlyingId)
+            .process(
+                new Revaluer(
+                    settings.getLong("window.ms"),
+                    settings.getBoolean("window.staggered"),
+                    settings.getLong("snapshot.interval-ms"),
+                    settings.getLong("rollup.delta-flush-ms"),
+                    market.pricer()))
+            // the uid names the state layout: a savepoint of the older per-position map states is
+            // refused
+            // rather than restored into an empty book
+            .name("revalue by underlying")
+            .uid("revalue-books");
     long coalesce = settings.getLong("rollup.coalesce-ms");
-    SingleOutputStreamOperator<PnlRecord> accounts = marks.getSideOutput(Revaluer.ACCOUNT_DELTAS)
-        .keyBy(d -> d.accountId)
-        .process(new RollUp(PnlRecord.Scope.ACCOUNT, coalesce))
-        .name("roll up per account").uid("rollup-account-deltas");
-    DataStream<PnlRecord> members = accounts.getSideOutput(RollUp.MEMBER_DELTAS)
-        .keyBy(d -> d.memberId)
-        .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
-        .name("roll up per member").uid("rollup-member-deltas");
+    SingleOutputStreamOperator<PnlRecord> accounts =
+        marks
+            .getSideOutput(Revaluer.ACCOUNT_DELTAS)
+            .keyBy(d -> d.accountId)
+            .process(new RollUp(PnlRecord.Scope.ACCOUNT, coalesce))
+            .name("roll up per account")
+            .uid("rollup-account-deltas");
+    DataStream<PnlRecord> members =
+        accounts
+            .getSideOutput(RollUp.MEMBER_DELTAS)
+            .keyBy(d -> d.memberId)
+            .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
+            .name("roll up per member")
+            .uid("rollup-member-deltas");
     return new Outputs(marks, marks.getSideOutput(Revaluer.SNAPSHOTS), accounts.union(members));
   }
 }

@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * Writes a {@link PnlRecord} as an UnrealizedPnl in Avro binary, straight from its longs: no
  * generated record, BigDecimal or Instant on the way. One record per position per window is the
- * job's output volume, and Avro's generic writer (builder, decimal and timestamp conversions) was the
- * larger part of its cost. Fields in schema order; PnlRecordEncoderTest compares the bytes with
+ * job's output volume, and Avro's generic writer (builder, decimal and timestamp conversions) was
+ * the larger part of its cost. Fields in schema order; PnlRecordEncoderTest compares the bytes with
  * Avro's own for random records, so a schema change that is not mirrored here fails the build.
  *
  * <p>Not thread-safe: one per serializer instance (a sink subtask).

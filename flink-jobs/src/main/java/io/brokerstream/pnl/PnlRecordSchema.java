@@ -7,14 +7,17 @@ import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.serde.SchemaRegistry;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.time.Instant;
+import java.util.Arrays;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 
 /** Roll-ups to their topics: key as UTF-8, value as UnrealizedPnl in the Confluent wire format. */
 public final class PnlRecordSchema {
-  /** Where records of the POSITION scope went in an earlier layout (the job writes marks instead). */
+  /**
+   * Where records of the POSITION scope went in an earlier layout (the job writes marks instead).
+   */
   public static final String POSITIONS = "pnl.positions";
+
   public static final String ACCOUNTS = "pnl.accounts";
   public static final String MEMBERS = "pnl.members";
 
@@ -95,8 +98,12 @@ public final class PnlRecordSchema {
         .setInstrumentId(position ? r.instrumentId : null)
         .setUnderlyingId(position ? r.underlyingId : null)
         .setQuantity(position ? r.quantity : null)
-        .setUnderlyingPrice(position && r.underlyingPriceMicros >= 0 ? Micros.toDecimal(r.underlyingPriceMicros) : null)
-        .setMarkPrice(position && r.markPriceMicros >= 0 ? Micros.toDecimal(r.markPriceMicros) : null)
+        .setUnderlyingPrice(
+            position && r.underlyingPriceMicros >= 0
+                ? Micros.toDecimal(r.underlyingPriceMicros)
+                : null)
+        .setMarkPrice(
+            position && r.markPriceMicros >= 0 ? Micros.toDecimal(r.markPriceMicros) : null)
         .setMarketValue(Micros.toDecimal(r.marketValueMicros))
         .setCostBasis(Micros.toDecimal(r.costBasisMicros))
         .setUnrealizedPnl(Micros.toDecimal(r.unrealizedMicros))

@@ -8,7 +8,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
-/** The job's settings: pnl.properties defaults, then BS_PNL_* environment variables, then --key=value arguments. */
+/**
+ * The job's settings: pnl.properties defaults, then BS_PNL_* environment variables, then
+ * --key=value arguments.
+ */
 public final class PnlSettings implements Serializable {
   private static final long serialVersionUID = 1L;
   private final Properties values;
@@ -25,7 +28,9 @@ public final class PnlSettings implements Serializable {
       throw new UncheckedIOException(e);
     }
     for (String key : p.stringPropertyNames()) {
-      String env = environment.get("BS_PNL_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
+      String env =
+          environment.get(
+              "BS_PNL_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'));
       if (env != null) {
         p.setProperty(key, env);
       }
@@ -36,7 +41,8 @@ public final class PnlSettings implements Serializable {
       }
       String key = arg.substring(2, arg.indexOf('='));
       if (!p.containsKey(key)) {
-        throw new IllegalArgumentException("unknown setting " + key + "; known: " + p.stringPropertyNames());
+        throw new IllegalArgumentException(
+            "unknown setting " + key + "; known: " + p.stringPropertyNames());
       }
       p.setProperty(key, arg.substring(arg.indexOf('=') + 1));
     }

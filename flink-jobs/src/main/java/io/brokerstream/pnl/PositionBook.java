@@ -6,29 +6,33 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Everything one underlying equity's revaluation keeps between windows: the open positions in it and in
- * options on it (by account|instrument), the terms of those options (by instrument), and which positions
- * changed since the last window.
+ * Everything one underlying equity's revaluation keeps between windows: the open positions in it
+ * and in options on it (by account|instrument), the terms of those options (by instrument), and
+ * which positions changed since the last window.
  *
- * <p>One state value per underlying rather than a map state of positions: a window walks all of them
- * anyway, so per-position state lookups and write-backs were pure overhead, and the heap backend's
- * checkpoints serialize this book in one bulk write ({@link PositionBookSerializer}) instead of field by
- * field, byte by byte.
+ * <p>One state value per underlying rather than a map state of positions: a window walks all of
+ * them anyway, so per-position state lookups and write-backs were pure overhead, and the heap
+ * backend's checkpoints serialize this book in one bulk write ({@link PositionBookSerializer})
+ * instead of field by field, byte by byte.
  *
- * <p>Position entries are mutable (what the roll-up was last told is updated in place), option terms are
- * never changed once stored (a new version replaces the entry), which is what {@link #copy()} relies on.
+ * <p>Position entries are mutable (what the roll-up was last told is updated in place), option
+ * terms are never changed once stored (a new version replaces the entry), which is what {@link
+ * #copy()} relies on.
  */
 public final class PositionBook {
   final Map<String, PnlInput> positions;
   final Map<String, PnlInput> options;
   final Set<String> changed;
+
   /**
-   * The snapshot period of the last window that wrote the snapshot output (not state: a restored book
-   * starts a new period at its first window).
+   * The snapshot period of the last window that wrote the snapshot output (not state: a restored
+   * book starts a new period at its first window).
    */
   long snapshotPeriod = Long.MIN_VALUE;
+
   /** The equity's own mark (its price) and what the outputs were last told of it (not state). */
   MarkState equityMark = new MarkState();
+
   /** Marks written since the snapshot output last had them, by instrument (not state). */
   Map<String, MarkState> unsnapshotted = new HashMap<>();
 
@@ -36,13 +40,16 @@ public final class PositionBook {
     this(new HashMap<>(), new HashMap<>(), new HashSet<>());
   }
 
-  PositionBook(Map<String, PnlInput> positions, Map<String, PnlInput> options, Set<String> changed) {
+  PositionBook(
+      Map<String, PnlInput> positions, Map<String, PnlInput> options, Set<String> changed) {
     this.positions = positions;
     this.options = options;
     this.changed = changed;
   }
 
-  /** A copy whose positions can be changed without touching this book's (option terms are shared). */
+  /**
+   * A copy whose positions can be changed without touching this book's (option terms are shared).
+   */
   public PositionBook copy() {
     Map<String, PnlInput> p = new HashMap<>(capacityFor(positions.size()));
     for (Map.Entry<String, PnlInput> e : positions.entrySet()) {
@@ -65,7 +72,9 @@ public final class PositionBook {
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof PositionBook b) || !changed.equals(b.changed) || !positions.keySet().equals(b.positions.keySet())
+    if (!(o instanceof PositionBook b)
+        || !changed.equals(b.changed)
+        || !positions.keySet().equals(b.positions.keySet())
         || !options.keySet().equals(b.options.keySet())) {
       return false;
     }

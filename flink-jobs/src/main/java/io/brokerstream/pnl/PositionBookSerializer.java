@@ -15,14 +15,15 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A {@link PositionBook} as one length-prefixed block: encoded into a heap buffer, then handed to the
- * checkpoint stream in a single write. The generic path (map serializer over POJO and string
+ * A {@link PositionBook} as one length-prefixed block: encoded into a heap buffer, then handed to
+ * the checkpoint stream in a single write. The generic path (map serializer over POJO and string
  * serializers) wrote every string character by character into the checkpoint stream, which made the
  * asynchronous checkpoint thread the job's biggest CPU user.
  *
- * <p>Block layout: positions (count, then per position its strings and numbers), option terms (count,
- * then per option), changed position keys (count, then each). Position keys are not written: they are
- * {@code account|instrument} and rebuilt on read. A change of layout needs a new snapshot version.
+ * <p>Block layout: positions (count, then per position its strings and numbers), option terms
+ * (count, then per option), changed position keys (count, then each). Position keys are not
+ * written: they are {@code account|instrument} and rebuilt on read. A change of layout needs a new
+ * snapshot version.
  */
 public final class PositionBookSerializer extends TypeSerializerSingleton<PositionBook> {
   private static final long serialVersionUID = 1L;
@@ -41,7 +42,10 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
     return new PositionBook();
   }
 
-  /** The heap backend copies a book on first access after a checkpoint started; the copy must be deep. */
+  /**
+   * The heap backend copies a book on first access after a checkpoint started; the copy must be
+   * deep.
+   */
   @Override
   public PositionBook copy(PositionBook from) {
     return from.copy();
@@ -60,9 +64,12 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
   @Override
   public void serialize(PositionBook book, DataOutputView target) throws IOException {
     // a fresh buffer per call: the checkpoint thread and the task thread may both serialize
-    DataOutputSerializer out = new DataOutputSerializer(
-        16 + book.positions.size() * BYTES_PER_POSITION + book.options.size() * BYTES_PER_OPTION
-            + book.changed.size() * 24);
+    DataOutputSerializer out =
+        new DataOutputSerializer(
+            16
+                + book.positions.size() * BYTES_PER_POSITION
+                + book.options.size() * BYTES_PER_OPTION
+                + book.changed.size() * 24);
     out.writeInt(book.positions.size());
     for (PnlInput p : book.positions.values()) {
       writeString(out, p.underlyingId);
@@ -150,10 +157,14 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
     byte[] block = new byte[source.readInt()];
     source.readFully(block);
     target.writeInt(block.length);
-    target.write(block); // not write(source, n): some targets (DataOutputSerializer) do not grow for it
+    target.write(
+        block); // not write(source, n): some targets (DataOutputSerializer) do not grow for it
   }
 
-  /** Length (-1: null) and UTF-8 bytes: getBytes copies an ASCII id in bulk, writeUTF went char by char. */
+  /**
+   * Length (-1: null) and UTF-8 bytes: getBytes copies an ASCII id in bulk, writeUTF went char by
+   * char.
+   */
   private static void writeString(DataOutputSerializer out, String s) throws IOException {
     if (s == null) {
       out.writeShort(-1);
@@ -161,7 +172,8 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
     }
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
     if (bytes.length > Short.MAX_VALUE) {
-      throw new IOException("an id of " + bytes.length + " bytes is longer than a position book keeps");
+      throw new IOException(
+          "an id of " + bytes.length + " bytes is longer than a position book keeps");
     }
     out.writeShort(bytes.length);
     out.write(bytes);

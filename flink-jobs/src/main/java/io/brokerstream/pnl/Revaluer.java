@@ -27,34 +27,38 @@ import org.apache.flink.util.OutputTag;
  * options' terms and the equity's volatility.
  *
  * <p>Ticks are windowed in processing time (tumbling, {@code window.ms}): a tick only replaces the
- * price and makes sure a timer is set for the end of its window. At the window's end every position of
- * the key is revalued once, at the latest price, however many ticks came in: a job that falls behind
- * skips intermediate prices instead of queueing revaluations. Processing time, not event time, because
- * what matters is how fresh the P&L is when it is read, and an idle partition must not hold windows back.
+ * price and makes sure a timer is set for the end of its window. At the window's end every position
+ * of the key is revalued once, at the latest price, however many ticks came in: a job that falls
+ * behind skips intermediate prices instead of queueing revaluations. Processing time, not event
+ * time, because what matters is how fresh the P&L is when it is read, and an idle partition must
+ * not hold windows back.
  *
- * <p>With {@code staggered} windows each equity's windows are shifted by a phase derived from its id
- * (still {@code window.ms} long, still tumbling): the revaluation work of all equities then spreads over
- * the window instead of landing at one instant.
+ * <p>With {@code staggered} windows each equity's windows are shifted by a phase derived from its
+ * id (still {@code window.ms} long, still tumbling): the revaluation work of all equities then
+ * spreads over the window instead of landing at one instant.
  *
- * <p>What leaves grows with what moved, not with what is held. The main output is one {@link MarkRecord}
- * per held instrument whose mark moved in the window (the equity's price, each option's model value, each
- * computed once however many positions hold it): a position's P&L is its quantity and cost at its
- * instrument's mark, which every reader can join. The account roll-ups get, on the side output {@link
- * #ACCOUNT_DELTAS}, one exact delta per account whose positions moved: each position remembers what the
- * roll-up was last told of it, so the roll-up holds no copy of the positions. A position that changes
- * without a tick is revalued at the end of the current window at the last price; a closed one leaves its
- * account's totals at once.
+ * <p>What leaves grows with what moved, not with what is held. The main output is one {@link
+ * MarkRecord} per held instrument whose mark moved in the window (the equity's price, each option's
+ * model value, each computed once however many positions hold it): a position's P&L is its quantity
+ * and cost at its instrument's mark, which every reader can join. The account roll-ups get, on the
+ * side output {@link #ACCOUNT_DELTAS}, one exact delta per account whose positions moved: each
+ * position remembers what the roll-up was last told of it, so the roll-up holds no copy of the
+ * positions. A position that changes without a tick is revalued at the end of the current window at
+ * the last price; a closed one leaves its account's totals at once.
  *
  * <p>Marks also go, at most once per {@code snapshotMs} per instrument, to the side output {@link
- * #SNAPSHOTS}: the copy a database sync can keep up with. The first window of each snapshot period (per
- * equity) snapshots every mark that moved since its last snapshot; when a window leaves marks
- * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity stops
- * ticking (their last values again: no revaluation, nothing new for the other outputs).
+ * #SNAPSHOTS}: the copy a database sync can keep up with. The first window of each snapshot period
+ * (per equity) snapshots every mark that moved since its last snapshot; when a window leaves marks
+ * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity
+ * stops ticking (their last values again: no revaluation, nothing new for the other outputs).
  */
-public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord> implements CheckpointedFunction {
+public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
+    implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
-  public static final OutputTag<PnlDelta> ACCOUNT_DELTAS = new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
-  public static final OutputTag<MarkRecord> SNAPSHOTS = new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
+  public static final OutputTag<PnlDelta> ACCOUNT_DELTAS =
+      new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
+  public static final OutputTag<MarkRecord> SNAPSHOTS =
+      new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
   private final long windowMs;
   private final boolean staggered;
   private final long snapshotMs;
@@ -90,7 +94,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
    * {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output.
    * {@code deltaFlushMs} 0: every window passes its account deltas on at once.
    */
-  public Revaluer(long windowMs, boolean staggered, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
+  public Revaluer(
+      long windowMs, boolean staggered, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
     this.windowMs = windowMs;
     this.staggered = staggered;
     this.snapshotMs = snapshotMs;
@@ -102,10 +107,15 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
   public void open(OpenContext context) {
     TypeInformation<PnlInput> input = TypeInformation.of(PnlInput.class);
     price = getRuntimeContext().getState(new ValueStateDescriptor<>("price", input));
-    pendingWindow = getRuntimeContext().getState(new ValueStateDescriptor<>("pending-window", Types.LONG));
-    firstTickTs = getRuntimeContext().getState(new ValueStateDescriptor<>("first-tick-ts", Types.LONG));
-    volatility = getRuntimeContext().getState(new ValueStateDescriptor<>("volatility", Types.DOUBLE));
-    book = getRuntimeContext().getState(new ValueStateDescriptor<>("book", PositionBookSerializer.INSTANCE));
+    pendingWindow =
+        getRuntimeContext().getState(new ValueStateDescriptor<>("pending-window", Types.LONG));
+    firstTickTs =
+        getRuntimeContext().getState(new ValueStateDescriptor<>("first-tick-ts", Types.LONG));
+    volatility =
+        getRuntimeContext().getState(new ValueStateDescriptor<>("volatility", Types.DOUBLE));
+    book =
+        getRuntimeContext()
+            .getState(new ValueStateDescriptor<>("book", PositionBookSerializer.INSTANCE));
     var metrics = getRuntimeContext().getMetricGroup();
     pnlCalculations = metrics.counter("pnlCalculations");
     positionsRevalued = metrics.counter("positionsRevalued");
@@ -144,7 +154,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
             // what its account was told of it goes, with the next deltas the subtask passes on
             long now = ctx.timerService().currentProcessingTime();
             PnlDelta delta = PnlDelta.of(known.memberId, known.accountId);
-            delta.add(0, known.reportedMarketValueMicros, 0, known.reportedCostBasisMicros, 0, known.reportedPositions);
+            delta.add(
+                0,
+                known.reportedMarketValueMicros,
+                0,
+                known.reportedCostBasisMicros,
+                0,
+                known.reportedPositions);
             delta.cover(now, 0L);
             combine(List.of(delta), ctx, now);
           }
@@ -168,7 +184,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
         if (old != null) {
           old.replaced = true; // positions linked to the old terms look them up again
         }
-        revalueWhere(ctx, b, p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
+        revalueWhere(
+            ctx,
+            b,
+            p -> p.instrumentId.equals(in.instrumentId)); // terms after positions: value them now
         book.update(b);
       }
       case VOLATILITY -> {
@@ -187,8 +206,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return b != null ? b : new PositionBook();
   }
 
-  private void revalueWhere(Context ctx, PositionBook b, java.util.function.Predicate<PnlInput> which)
-      throws Exception {
+  private void revalueWhere(
+      Context ctx, PositionBook b, java.util.function.Predicate<PnlInput> which) throws Exception {
     if (price.value() == null) {
       return;
     }
@@ -214,13 +233,18 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     }
   }
 
-  /** Where in each window period an equity's windows end: fixed per equity, spread over the period. */
+  /**
+   * Where in each window period an equity's windows end: fixed per equity, spread over the period.
+   */
   static long phaseOf(String underlying, long windowMs) {
     long h = underlying.hashCode() * 0x9E3779B97F4A7C15L; // spread nearby hashes over the period
     return Math.floorMod(h ^ (h >>> 29), windowMs);
   }
 
-  /** The mark a position is valued at (its equity's, or its option's), or null while the option is unknown. */
+  /**
+   * The mark a position is valued at (its equity's, or its option's), or null while the option is
+   * unknown.
+   */
   private static MarkState markOf(PositionBook b, PnlInput p) {
     if (p.instrumentId.equals(p.underlyingId)) {
       return b.equityMark;
@@ -239,9 +263,19 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return terms.mark;
   }
 
-  /** Brings a mark to this window: the spot for the equity, the model's value for an option (once a window). */
-  private boolean value(PositionBook b, PnlInput p, MarkState m, long spotMicros, Double sigma, long windowEnd,
-      long computed, long tickTs) {
+  /**
+   * Brings a mark to this window: the spot for the equity, the model's value for an option (once a
+   * window).
+   */
+  private boolean value(
+      PositionBook b,
+      PnlInput p,
+      MarkState m,
+      long spotMicros,
+      Double sigma,
+      long windowEnd,
+      long computed,
+      long tickTs) {
     if (m.windowEnd == windowEnd) {
       return true;
     }
@@ -269,10 +303,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
   }
 
   /**
-   * Adds deltas to what this subtask passes on to the account roll-ups, and passes everything on once
-   * {@code deltaFlushMs} has gone by since the last time: the windows of all equities in that time give one
-   * delta per account, not one per account per equity per window (the roll-ups are across the network).
-   * A timer makes sure what waits is passed on when the windows stop.
+   * Adds deltas to what this subtask passes on to the account roll-ups, and passes everything on
+   * once {@code deltaFlushMs} has gone by since the last time: the windows of all equities in that
+   * time give one delta per account, not one per account per equity per window (the roll-ups are
+   * across the network). A timer makes sure what waits is passed on when the windows stop.
    */
   private void combine(Collection<PnlDelta> deltas, Context ctx, long now) throws Exception {
     for (PnlDelta d : deltas) {
@@ -303,13 +337,18 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    savedDeltas.update(new ArrayList<>(pendingDeltas.values())); // not passed on yet: they must survive a restore
+    savedDeltas.update(
+        new ArrayList<>(pendingDeltas.values())); // not passed on yet: they must survive a restore
   }
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    savedDeltas = context.getOperatorStateStore().getListState(
-        new ListStateDescriptor<>("pending-account-deltas", TypeInformation.of(PnlDelta.class)));
+    savedDeltas =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>(
+                    "pending-account-deltas", TypeInformation.of(PnlDelta.class)));
     pendingDeltas = new HashMap<>();
     if (context.isRestored()) {
       for (PnlDelta d : savedDeltas.get()) {
@@ -324,7 +363,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
   }
 
   @Override
-  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out) throws Exception {
+  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out)
+      throws Exception {
     long now = ctx.timerService().currentProcessingTime();
     if (!pendingDeltas.isEmpty() && now - lastFlush >= deltaFlushMs) {
       flushDeltas(ctx, now);
@@ -336,7 +376,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     // else a flush timer, or a snapshot timer whose work the pending window will do
   }
 
-  /** Marks wait for the snapshot output and this instant is in a snapshot period that has not had them. */
+  /**
+   * Marks wait for the snapshot output and this instant is in a snapshot period that has not had
+   * them.
+   */
   private boolean snapshotWaiting(long at) throws Exception {
     PositionBook b = book.value();
     return b != null && !b.unsnapshotted.isEmpty() && periodOf(at) != b.snapshotPeriod;
@@ -346,7 +389,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
   }
 
-  private void revalue(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out) throws Exception {
+  private void revalue(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out)
+      throws Exception {
     long started = System.nanoTime();
     String underlying = ctx.getCurrentKey();
     pendingWindow.clear();
@@ -375,11 +419,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
     Map<String, PnlDelta> deltas = new HashMap<>();
-    Map<String, MarkState> moved = new LinkedHashMap<>(); // instrument -> mark valued in this window
+    Map<String, MarkState> moved =
+        new LinkedHashMap<>(); // instrument -> mark valued in this window
     long revalued = 0;
     for (PnlInput p : due) {
       MarkState m = markOf(b, p);
-      if (m == null || tick == null
+      if (m == null
+          || tick == null
           || !value(b, p, m, tick.priceMicros, sigma, windowEnd, computed, ticked ? tickTs : 0L)) {
         unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
         continue;
@@ -388,14 +434,20 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
       long units = Math.multiplyExact(p.quantity, (long) p.multiplier);
       long marketValue = Math.multiplyExact(units, m.micros);
       long costBasis = Math.multiplyExact(units, p.avgCostMicros);
-      if (marketValue != p.reportedMarketValueMicros || costBasis != p.reportedCostBasisMicros
+      if (marketValue != p.reportedMarketValueMicros
+          || costBasis != p.reportedCostBasisMicros
           || p.reportedPositions != 1) {
         PnlDelta delta = deltas.get(p.accountId);
         if (delta == null) {
           delta = PnlDelta.of(p.memberId, p.accountId);
           deltas.put(p.accountId, delta);
         }
-        delta.add(marketValue, p.reportedMarketValueMicros, costBasis, p.reportedCostBasisMicros, 1,
+        delta.add(
+            marketValue,
+            p.reportedMarketValueMicros,
+            costBasis,
+            p.reportedCostBasisMicros,
+            1,
             p.reportedPositions);
         delta.cover(windowEnd, m.firstTickTs);
         p.reportedMarketValueMicros = marketValue;
@@ -442,5 +494,4 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     positionsRevalued.inc(revalued);
     revaluationNanos.inc(System.nanoTime() - started);
   }
-
 }

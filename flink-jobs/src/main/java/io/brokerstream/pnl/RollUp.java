@@ -11,22 +11,24 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Totals of an account (from its positions' deltas) or a member (from its accounts' deltas). Totals
- * move by deltas (exact longs), so a roll-up costs the same whatever the number of children and keeps
- * no copy of them; the record is emitted at most once per {@code coalesceMs}, and only after a delta that
- * moved it, so the hundred positions of an account revalued in one window give one account record, not a
- * hundred, and a window that moved none of them gives none.
+ * move by deltas (exact longs), so a roll-up costs the same whatever the number of children and
+ * keeps no copy of them; the record is emitted at most once per {@code coalesceMs}, and only after
+ * a delta that moved it, so the hundred positions of an account revalued in one window give one
+ * account record, not a hundred, and a window that moved none of them gives none.
  *
- * <p>The full record is the main output (to Kafka). An account roll-up also passes its own move since
- * its last emission up to the member roll-up, on the side output {@link #MEMBER_DELTAS}.
+ * <p>The full record is the main output (to Kafka). An account roll-up also passes its own move
+ * since its last emission up to the member roll-up, on the side output {@link #MEMBER_DELTAS}.
  */
 public class RollUp extends KeyedProcessFunction<String, PnlDelta, PnlRecord> {
   private static final long serialVersionUID = 1L;
-  public static final OutputTag<PnlDelta> MEMBER_DELTAS = new OutputTag<>("member-deltas", TypeInformation.of(PnlDelta.class));
+  public static final OutputTag<PnlDelta> MEMBER_DELTAS =
+      new OutputTag<>("member-deltas", TypeInformation.of(PnlDelta.class));
   private final PnlRecord.Scope scope;
   private final long coalesceMs;
 
   private transient ValueState<PnlRecord> total;
-  private transient ValueState<PnlRecord> reported; // what the member roll-up was last told (ACCOUNT)
+  private transient ValueState<PnlRecord>
+      reported; // what the member roll-up was last told (ACCOUNT)
   private transient ValueState<Long> pending;
 
   public RollUp(PnlRecord.Scope scope, long coalesceMs) {
@@ -75,7 +77,8 @@ public class RollUp extends KeyedProcessFunction<String, PnlDelta, PnlRecord> {
   }
 
   @Override
-  public void onTimer(long timestamp, OnTimerContext ctx, Collector<PnlRecord> out) throws Exception {
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<PnlRecord> out)
+      throws Exception {
     pending.clear();
     PnlRecord sum = total.value();
     PnlRecord emitted = copy(sum);
@@ -84,8 +87,13 @@ public class RollUp extends KeyedProcessFunction<String, PnlDelta, PnlRecord> {
     if (scope == PnlRecord.Scope.ACCOUNT) {
       PnlRecord before = reported.value();
       PnlDelta up = PnlDelta.of(sum.memberId, null);
-      up.add(sum.marketValueMicros, before == null ? 0 : before.marketValueMicros, sum.costBasisMicros,
-          before == null ? 0 : before.costBasisMicros, sum.positions, before == null ? 0 : before.positions);
+      up.add(
+          sum.marketValueMicros,
+          before == null ? 0 : before.marketValueMicros,
+          sum.costBasisMicros,
+          before == null ? 0 : before.costBasisMicros,
+          sum.positions,
+          before == null ? 0 : before.positions);
       up.cover(sum.windowEnd, sum.firstTickTs);
       ctx.output(MEMBER_DELTAS, up);
       reported.update(copy(sum));

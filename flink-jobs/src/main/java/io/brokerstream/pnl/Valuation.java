@@ -8,8 +8,8 @@ import java.io.Serializable;
 
 /**
  * An option's mark. The option model works in doubles; its result is rounded to the micro once, and
- * everything after that (market value, cost basis, P&L, roll-ups: the Revaluer's) is exact long arithmetic
- * that fails loudly rather than overflow.
+ * everything after that (market value, cost basis, P&L, roll-ups: the Revaluer's) is exact long
+ * arithmetic that fails loudly rather than overflow.
  */
 public final class Valuation implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -26,11 +26,20 @@ public final class Valuation implements Serializable {
     double strike = Micros.toModel(terms.strikeMicros);
     double years = pricer.yearsToExpiry(terms.maturityEpochDay, atMillis);
     if (years <= 0.0) {
-      long intrinsic = terms.call ? underlyingMicros - terms.strikeMicros : terms.strikeMicros - underlyingMicros;
+      long intrinsic =
+          terms.call
+              ? underlyingMicros - terms.strikeMicros
+              : terms.strikeMicros - underlyingMicros;
       return Math.max(0L, intrinsic); // exact: no model involved
     }
-    double value = pricer.price(type, terms.american ? ExerciseStyle.AMERICAN : ExerciseStyle.EUROPEAN, spot, strike,
-        years, volatility);
+    double value =
+        pricer.price(
+            type,
+            terms.american ? ExerciseStyle.AMERICAN : ExerciseStyle.EUROPEAN,
+            spot,
+            strike,
+            years,
+            volatility);
     return Micros.ofModel(value);
   }
 }

@@ -19,18 +19,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The account deltas a revaluation subtask passes on: combined per account over the flush interval across
- * all its equities' windows, passed on when the windows stop, and kept across a checkpoint and restore.
+ * The account deltas a revaluation subtask passes on: combined per account over the flush interval
+ * across all its equities' windows, passed on when the windows stop, and kept across a checkpoint
+ * and restore.
  */
 class AccountDeltasTest {
   static final long FLUSH = 3 * W;
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(OperatorSubtaskState restore)
-      throws Exception {
-    var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new Revaluer(W, false, 0, FLUSH, PRICER)), (PnlInput in) -> in.underlyingId,
-        Types.STRING);
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
+      OperatorSubtaskState restore) throws Exception {
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new Revaluer(W, false, 0, FLUSH, PRICER)),
+            (PnlInput in) -> in.underlyingId,
+            Types.STRING);
     harness.setup();
     if (restore != null) {
       harness.initializeState(restore);
@@ -63,13 +66,15 @@ class AccountDeltasTest {
     h.processElement(equity("A1", "EQ1", 10, "100", 1), 0);
     h.processElement(equity("A1", "EQ2", 5, "50", 1), 0);
     h.processElement(equity("A2", "EQ2", 1, "50", 1), 0);
-    h.processElement(tick("EQ1", "101", T0 + 1), 0); // the first delta is passed on at once: nothing waited
+    h.processElement(
+        tick("EQ1", "101", T0 + 1), 0); // the first delta is passed on at once: nothing waited
     h.setProcessingTime(T0 + W);
     assertThat(passedOn()).singleElement().satisfies(d -> assertThat(d.accountId).isEqualTo("A1"));
     h.processElement(tick("EQ1", "102", T0 + W + 1), 0);
     h.processElement(tick("EQ2", "52", T0 + W + 1), 0);
     h.setProcessingTime(T0 + 2 * W);
-    assertThat(passedOn()).isEmpty(); // both equities' windows ended: their deltas wait for the interval
+    assertThat(passedOn())
+        .isEmpty(); // both equities' windows ended: their deltas wait for the interval
     h.processElement(tick("EQ1", "103", T0 + 2 * W + 1), 0);
     h.setProcessingTime(T0 + 3 * W);
     assertThat(passedOn()).isEmpty();
@@ -99,7 +104,8 @@ class AccountDeltasTest {
     h = harness(state);
     h.setProcessingTime(T0 + 2 * W + 1);
     h.processElement(tick("EQ1", "106", T0 + 2 * W + 2), 0);
-    h.setProcessingTime(T0 + 3 * W); // the window: what was restored is passed on, the new delta waits
+    h.setProcessingTime(
+        T0 + 3 * W); // the window: what was restored is passed on, the new delta waits
     h.setProcessingTime(T0 + 7 * W); // and the flush interval after it
     // the restored delta (+40) and the one after it (+10): nothing told twice, nothing lost
     long total = passedOn().stream().mapToLong(d -> d.unrealizedMicros).sum();

@@ -19,11 +19,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The snapshot output: every held instrument's latest mark reaches it at most once per snapshot period,
- * and always within one period of being computed, ticks or not.
+ * The snapshot output: every held instrument's latest mark reaches it at most once per snapshot
+ * period, and always within one period of being computed, ticks or not.
  */
 class MarkSnapshotsTest {
-  static final long PERIOD = 5 * W; // T0 is on this grid: windows ending T0+W .. T0+4W share a period
+  static final long PERIOD =
+      5 * W; // T0 is on this grid: windows ending T0+W .. T0+4W share a period
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
 
@@ -32,11 +33,13 @@ class MarkSnapshotsTest {
     h = harness(null);
   }
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(OperatorSubtaskState restore)
-      throws Exception {
-    var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-        new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER)),
-        (PnlInput in) -> in.underlyingId, Types.STRING);
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
+      OperatorSubtaskState restore) throws Exception {
+    var harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER)),
+            (PnlInput in) -> in.underlyingId,
+            Types.STRING);
     harness.setup();
     if (restore != null) {
       harness.initializeState(restore);
@@ -83,7 +86,9 @@ class MarkSnapshotsTest {
     for (int n = 1; n <= 7; n++) {
       in(tick("EQ1", String.valueOf(100 + n), T0 + (n - 1) * W + 1));
       Out out = fire(T0 + n * W);
-      assertThat(out.main()).as("window %d", n).hasSize(1); // one instrument, however many positions
+      assertThat(out.main())
+          .as("window %d", n)
+          .hasSize(1); // one instrument, however many positions
       if (!out.snapshots().isEmpty()) {
         snapshotted.add(n);
         // the very mark of that window, not a second valuation
@@ -98,7 +103,9 @@ class MarkSnapshotsTest {
   void whatAWindowLeftOutIsSnapshottedAtTheNextPeriodEvenWithoutTicks() throws Exception {
     h.setProcessingTime(T0);
     in(PnlInput.volatility("EQ1", 0.3));
-    in(PnlInput.optionTerms("OP1", "EQ1", false, true, Micros.parse("100"), RevaluerTest.MATURITY, 100));
+    in(
+        PnlInput.optionTerms(
+            "OP1", "EQ1", false, true, Micros.parse("100"), RevaluerTest.MATURITY, 100));
     in(equity("A1", "EQ1", 10, "100", 1));
     in(PnlInput.position("A1", "M1", "OP1", "EQ1", 100, 2, Micros.parse("5"), 1));
     in(PnlInput.position("A2", "M1", "OP1", "EQ1", 100, 7, Micros.parse("5"), 1));
@@ -110,11 +117,13 @@ class MarkSnapshotsTest {
     assertThat(second.snapshots()).isEmpty();
     assertThat(fire(T0 + PERIOD - 1).main()).isEmpty();
     Out flushed = fire(T0 + PERIOD);
-    // the second window's marks, field for field (the option's model value at that window's end, not
+    // the second window's marks, field for field (the option's model value at that window's end,
+    // not
     // a later one), on the snapshot output only: nothing was revalued
     assertThat(flushed.snapshots()).containsExactlyInAnyOrderElementsOf(second.main());
     assertThat(flushed.main()).isEmpty();
-    assertThat(fire(T0 + 3 * PERIOD)).isEqualTo(new Out(List.of(), List.of())); // nothing left to snapshot
+    assertThat(fire(T0 + 3 * PERIOD))
+        .isEqualTo(new Out(List.of(), List.of())); // nothing left to snapshot
   }
 
   @Test
@@ -124,7 +133,10 @@ class MarkSnapshotsTest {
     in(tick("EQ1", "101", T0 + 1));
     fire(T0 + W);
     h.setProcessingTime(T0 + W + 10);
-    in(equity("A1", "EQ1", 20, "100", 2)); // bought more: its account moves, its instrument's mark does not
+    in(
+        equity(
+            "A1", "EQ1", 20, "100",
+            2)); // bought more: its account moves, its instrument's mark does not
     assertThat(fire(T0 + 2 * W)).isEqualTo(new Out(List.of(), List.of()));
     assertThat(fire(T0 + PERIOD)).isEqualTo(new Out(List.of(), List.of()));
   }
@@ -145,7 +157,9 @@ class MarkSnapshotsTest {
     // what the outputs got before the stop is not known: the next window writes the mark to both
     in(tick("EQ1", "102", T0 + 2 * W + 2));
     Out again = fire(T0 + 3 * W);
-    assertThat(again.main()).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("102")));
+    assertThat(again.main())
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("102")));
     assertThat(again.snapshots()).containsExactlyElementsOf(again.main());
   }
 }

@@ -11,14 +11,32 @@ import org.junit.jupiter.api.Test;
 
 /** The hand-written encoder writes exactly the bytes Avro's own writer does. */
 class PnlRecordEncoderTest {
-  static final long[] EDGES = {0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769,
-      999_999_999_999_999_999L, -999_999_999_999_999_999L, 1_000_000, -1_000_000};
+  static final long[] EDGES = {
+    0,
+    1,
+    -1,
+    127,
+    128,
+    -128,
+    -129,
+    255,
+    256,
+    32767,
+    32768,
+    -32769,
+    999_999_999_999_999_999L,
+    -999_999_999_999_999_999L,
+    1_000_000,
+    -1_000_000
+  };
 
   @Test
   void bytesEqualAvrosForRandomAndEdgeRecords() {
     InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
     String subject = "pnl.positions-value";
-    int id = registry.register(subject, RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
+    int id =
+        registry.register(
+            subject, RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
     AvroCodec<UnrealizedPnl> avro = AvroCodec.specific(UnrealizedPnl.class, registry, false);
     PnlRecordEncoder encoder = new PnlRecordEncoder();
     Random rnd = new Random(7);
@@ -39,7 +57,8 @@ class PnlRecordEncoderTest {
       r.windowEnd = 1_700_000_000_000L + rnd.nextInt(1 << 30);
       r.computedTs = r.windowEnd + rnd.nextInt(5000);
       r.firstTickTs = rnd.nextInt(3) == 0 ? 0 : r.windowEnd - rnd.nextInt(5000);
-      assertThat(encoder.encode(r, id)).as(r.toString())
+      assertThat(encoder.encode(r, id))
+          .as(r.toString())
           .isEqualTo(avro.encode(subject, PnlRecordSchema.toAvro(r)));
     }
   }

@@ -25,19 +25,20 @@ import org.junit.jupiter.api.Test;
 class PnlRecordSchemaTest {
   final InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
 
-  <T extends org.apache.avro.specific.SpecificRecord> List<PnlInput> read(InputSchemas.RegistryDeserializer<T> d,
-      String subject, Class<T> type, T record) {
+  <T extends org.apache.avro.specific.SpecificRecord> List<PnlInput> read(
+      InputSchemas.RegistryDeserializer<T> d, String subject, Class<T> type, T record) {
     d.useRegistry(registry);
     List<PnlInput> out = new ArrayList<>();
-    Collector<PnlInput> collector = new Collector<>() {
-      @Override
-      public void collect(PnlInput r) {
-        out.add(r);
-      }
+    Collector<PnlInput> collector =
+        new Collector<>() {
+          @Override
+          public void collect(PnlInput r) {
+            out.add(r);
+          }
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     d.deserialize(AvroCodec.specific(type, registry, true).encode(subject, record), collector);
     d.deserialize(null, collector); // a tombstone
     return out;
@@ -45,27 +46,81 @@ class PnlRecordSchemaTest {
 
   @Test
   void inputsDecodeFromTheWireFormat() {
-    PnlInput tick = read(new InputSchemas.Ticks("unused"), "price-ticks-value", PriceTick.class,
-        new PriceTick("EQ1", new BigDecimal("101.250000"), Instant.ofEpochMilli(1234), 7L)).get(0);
+    PnlInput tick =
+        read(
+                new InputSchemas.Ticks("unused"),
+                "price-ticks-value",
+                PriceTick.class,
+                new PriceTick("EQ1", new BigDecimal("101.250000"), Instant.ofEpochMilli(1234), 7L))
+            .get(0);
     assertThat(tick.priceMicros).isEqualTo(101_250_000L);
     assertThat(tick.eventTs).isEqualTo(1234);
-    PnlInput position = read(new InputSchemas.Positions("unused"), "positions-value", Position.class,
-        new Position("A1", "M1", "OC1", "EQ1", 100, -3L, new BigDecimal("2.500000"), BigDecimal.ZERO.setScale(6), 4L,
-            Instant.ofEpochMilli(1))).get(0);
+    PnlInput position =
+        read(
+                new InputSchemas.Positions("unused"),
+                "positions-value",
+                Position.class,
+                new Position(
+                    "A1",
+                    "M1",
+                    "OC1",
+                    "EQ1",
+                    100,
+                    -3L,
+                    new BigDecimal("2.500000"),
+                    BigDecimal.ZERO.setScale(6),
+                    4L,
+                    Instant.ofEpochMilli(1)))
+            .get(0);
     assertThat(position.underlyingId).isEqualTo("EQ1");
     assertThat(position.quantity).isEqualTo(-3);
     assertThat(position.avgCostMicros).isEqualTo(2_500_000L);
-    Instrument option = new Instrument("OC1", "X C100", "USD", "XNAS", "X call", "OPTION", "ACTIVE", "EQ1", "X",
-        LocalDate.of(2027, 1, 15), "CALL", new BigDecimal("100.000000"), 100, "AMERICAN");
-    PnlInput terms = read(new InputSchemas.Instruments("unused"), "ref.instruments-value", Instrument.class, option).get(0);
+    Instrument option =
+        new Instrument(
+            "OC1",
+            "X C100",
+            "USD",
+            "XNAS",
+            "X call",
+            "OPTION",
+            "ACTIVE",
+            "EQ1",
+            "X",
+            LocalDate.of(2027, 1, 15),
+            "CALL",
+            new BigDecimal("100.000000"),
+            100,
+            "AMERICAN");
+    PnlInput terms =
+        read(
+                new InputSchemas.Instruments("unused"),
+                "ref.instruments-value",
+                Instrument.class,
+                option)
+            .get(0);
     assertThat(terms.call).isTrue();
     assertThat(terms.american).isTrue();
     assertThat(terms.maturityEpochDay).isEqualTo((int) LocalDate.of(2027, 1, 15).toEpochDay());
-    Instrument equity = new Instrument("EQ1", "X", "USD", "XNAS", "X", "EQUITY", "ACTIVE", null, null, null, null, null, 1,
-        null);
-    assertThat(read(new InputSchemas.Instruments("unused"), "ref.instruments-value", Instrument.class, equity)).isEmpty();
-    assertThat(read(new InputSchemas.Volatilities("unused"), "ref.equity-starts-value", EquityStart.class,
-        new EquityStart("EQ1", new BigDecimal("100.000000"), 0.3)).get(0).volatility).isEqualTo(0.3);
+    Instrument equity =
+        new Instrument(
+            "EQ1", "X", "USD", "XNAS", "X", "EQUITY", "ACTIVE", null, null, null, null, null, 1,
+            null);
+    assertThat(
+            read(
+                new InputSchemas.Instruments("unused"),
+                "ref.instruments-value",
+                Instrument.class,
+                equity))
+        .isEmpty();
+    assertThat(
+            read(
+                    new InputSchemas.Volatilities("unused"),
+                    "ref.equity-starts-value",
+                    EquityStart.class,
+                    new EquityStart("EQ1", new BigDecimal("100.000000"), 0.3))
+                .get(0)
+                .volatility)
+        .isEqualTo(0.3);
   }
 
   @Test
@@ -82,11 +137,16 @@ class PnlRecordSchemaTest {
     r.computedTs = 5010;
     r.firstTickTs = 4100;
     var values = new PnlRecordSchema.Values("unused");
-    registry.register("pnl.accounts-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
+    registry.register(
+        "pnl.accounts-value",
+        RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema()));
     values.useRegistry(registry);
     byte[] bytes = values.serialize(r);
-    assertThat(AvroCodec.schemaId(bytes)).isEqualTo(
-        registry.lookup("pnl.accounts-value", RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema())));
+    assertThat(AvroCodec.schemaId(bytes))
+        .isEqualTo(
+            registry.lookup(
+                "pnl.accounts-value",
+                RegistrySchemas.withoutJavaProperties(UnrealizedPnl.getClassSchema())));
     UnrealizedPnl back = AvroCodec.specific(UnrealizedPnl.class, registry, false).decode(bytes);
     assertThat(back.getScope()).isEqualTo(PnlScope.ACCOUNT);
     assertThat(back.getAccountId()).isEqualTo("A1");
@@ -110,9 +170,11 @@ class PnlRecordSchemaTest {
     m.windowEnd = 5000;
     m.computedTs = 5010;
     var values = new MarkRecordSchema.Values("unused", MarkRecordSchema.MARKS);
-    registry.register("pnl.marks-value", RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
+    registry.register(
+        "pnl.marks-value", RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
     values.useRegistry(registry);
-    InstrumentMark back = AvroCodec.specific(InstrumentMark.class, registry, false).decode(values.serialize(m));
+    InstrumentMark back =
+        AvroCodec.specific(InstrumentMark.class, registry, false).decode(values.serialize(m));
     assertThat(back.getInstrumentId()).isEqualTo("OC1");
     assertThat(back.getUnderlyingId()).isEqualTo("EQ1");
     assertThat(back.getMarkPrice()).isEqualByComparingTo("4.123456");

@@ -9,23 +9,41 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The book's own serializer: what a checkpoint writes is what a restore reads, and copies are deep. */
+/**
+ * The book's own serializer: what a checkpoint writes is what a restore reads, and copies are deep.
+ */
 class PositionBookSerializerTest {
   static final PositionBookSerializer S = PositionBookSerializer.INSTANCE;
 
   static PositionBook randomBook(Random rnd, int positions, int options) {
     PositionBook b = new PositionBook();
     for (int i = 0; i < options; i++) {
-      PnlInput o = PnlInput.optionTerms("EQ7-" + i + (rnd.nextBoolean() ? "C" : "P"), "EQ7", rnd.nextBoolean(),
-          rnd.nextBoolean(), rnd.nextLong(), rnd.nextInt(30_000), 100);
+      PnlInput o =
+          PnlInput.optionTerms(
+              "EQ7-" + i + (rnd.nextBoolean() ? "C" : "P"),
+              "EQ7",
+              rnd.nextBoolean(),
+              rnd.nextBoolean(),
+              rnd.nextLong(),
+              rnd.nextInt(30_000),
+              100);
       b.options.put(o.instrumentId, o);
     }
     for (int i = 0; i < positions; i++) {
-      String instrument = options > 0 && rnd.nextBoolean() ? "EQ7-" + rnd.nextInt(options) + "C" : "EQ7";
+      String instrument =
+          options > 0 && rnd.nextBoolean() ? "EQ7-" + rnd.nextInt(options) + "C" : "EQ7";
       // non-ASCII ids must survive too: ids are whatever the reference data says
       String account = "A" + i + (i % 17 == 0 ? "é€" : "");
-      PnlInput p = PnlInput.position(account, i % 5 == 0 ? null : "M" + (i % 7), instrument, "EQ7",
-          instrument.equals("EQ7") ? 1 : 100, rnd.nextLong(), rnd.nextLong(), rnd.nextLong());
+      PnlInput p =
+          PnlInput.position(
+              account,
+              i % 5 == 0 ? null : "M" + (i % 7),
+              instrument,
+              "EQ7",
+              instrument.equals("EQ7") ? 1 : 100,
+              rnd.nextLong(),
+              rnd.nextLong(),
+              rnd.nextLong());
       p.reportedMarketValueMicros = rnd.nextLong();
       p.reportedCostBasisMicros = rnd.nextLong();
       p.reportedPositions = rnd.nextInt(2);
@@ -110,10 +128,13 @@ class PositionBookSerializerTest {
     DataOutputSerializer out = new DataOutputSerializer(16);
     snapshot.writeSnapshot(out);
     TypeSerializerSnapshot<PositionBook> restored = new PositionBookSerializer.Snapshot();
-    restored.readSnapshot(snapshot.getCurrentVersion(), new DataInputDeserializer(out.getCopyOfBuffer()),
+    restored.readSnapshot(
+        snapshot.getCurrentVersion(),
+        new DataInputDeserializer(out.getCopyOfBuffer()),
         getClass().getClassLoader());
     assertThat(restored.restoreSerializer()).isSameAs(S);
-    TypeSerializerSchemaCompatibility<PositionBook> compat = S.snapshotConfiguration().resolveSchemaCompatibility(restored);
+    TypeSerializerSchemaCompatibility<PositionBook> compat =
+        S.snapshotConfiguration().resolveSchemaCompatibility(restored);
     assertThat(compat.isCompatibleAsIs()).isTrue();
   }
 
@@ -123,6 +144,7 @@ class PositionBookSerializerTest {
     PnlInput p = PnlInput.position("A".repeat(40_000), "M1", "EQ7", "EQ7", 1, 1, 1, 1);
     b.positions.put(p.positionKey(), p);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> bytes(b))
-        .isInstanceOf(java.io.IOException.class).hasMessageContaining("40000 bytes");
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("40000 bytes");
   }
 }

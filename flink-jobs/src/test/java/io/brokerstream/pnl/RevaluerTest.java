@@ -18,23 +18,31 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Window semantics, marks and account deltas, with Flink's keyed operator harness and a hand-driven clock. */
+/**
+ * Window semantics, marks and account deltas, with Flink's keyed operator harness and a hand-driven
+ * clock.
+ */
 class RevaluerTest {
   static final long W = 1000;
   // 2026-01-01T00:00:00Z: options below mature a year later
   static final long T0 = LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
   static final int MATURITY = (int) LocalDate.of(2026, 12, 31).toEpochDay();
   static final double RATE = 0.05;
-  static final io.brokerstream.pricing.MarketModel MODEL = io.brokerstream.pricing.MarketModel.load();
+  static final io.brokerstream.pricing.MarketModel MODEL =
+      io.brokerstream.pricing.MarketModel.load();
   static final io.brokerstream.pricing.OptionPricer PRICER =
-      new io.brokerstream.pricing.OptionPricer(RATE, MODEL.americanPutHorizonYears(), MODEL.daysPerYear());
+      new io.brokerstream.pricing.OptionPricer(
+          RATE, MODEL.americanPutHorizonYears(), MODEL.daysPerYear());
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
 
   @BeforeEach
   void open() throws Exception {
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
-        in -> in.underlyingId, Types.STRING);
+    h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
+            in -> in.underlyingId,
+            Types.STRING);
     h.open();
     h.setProcessingTime(T0);
   }
@@ -65,7 +73,10 @@ class RevaluerTest {
 
   Map<String, long[]> accountTotals = new HashMap<>();
 
-  /** Adds the account deltas emitted so far to running totals: {market value, cost, positions, deltas}. */
+  /**
+   * Adds the account deltas emitted so far to running totals: {market value, cost, positions,
+   * deltas}.
+   */
   Map<String, long[]> drainDeltas() {
     var queue = h.getSideOutput(Revaluer.ACCOUNT_DELTAS);
     if (queue != null) {
@@ -103,7 +114,8 @@ class RevaluerTest {
     assertThat(mark.underlyingPriceMicros).isEqualTo(Micros.parse("103.25"));
     assertThat(mark.windowEnd).isEqualTo(T0 + W);
     assertThat(mark.firstTickTs).isEqualTo(T0 + 10);
-    assertThat(drainDeltas().get("A1")).containsExactly(Micros.parse("1032.5"), Micros.parse("1000"), 1, 1);
+    assertThat(drainDeltas().get("A1"))
+        .containsExactly(Micros.parse("1032.5"), Micros.parse("1000"), 1, 1);
     assertThat(unrealized("A2")).isEqualTo(Micros.parse("27")); // short 4 at 110, now 103.25
   }
 
@@ -113,7 +125,10 @@ class RevaluerTest {
     assertThat(fire(T0 + 5 * W)).isEmpty(); // no price yet: nothing to value, no window
     in(tick("EQ1", "120", T0 + 5 * W + 50));
     in(tick("EQ1", "90", T0 + 5 * W + 10)); // late and older
-    assertThat(fire(T0 + 6 * W)).singleElement().extracting(r -> r.markMicros).isEqualTo(Micros.parse("120"));
+    assertThat(fire(T0 + 6 * W))
+        .singleElement()
+        .extracting(r -> r.markMicros)
+        .isEqualTo(Micros.parse("120"));
     assertThat(fire(T0 + 9 * W)).isEmpty(); // quiet windows emit nothing
     assertThat(h.numProcessingTimeTimers()).isZero();
   }
@@ -134,7 +149,9 @@ class RevaluerTest {
     in(equity("A1", "EQ1", 10, "100", 1));
     in(equity("A1", "EQ2", 5, "50", 1));
     in(tick("EQ2", "55", T0 + 1));
-    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.instrumentId).isEqualTo("EQ2"));
+    assertThat(fire(T0 + W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.instrumentId).isEqualTo("EQ2"));
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("25"));
   }
 
@@ -143,7 +160,9 @@ class RevaluerTest {
     in(PnlInput.volatility("EQ1", 0.2));
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
     in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
-    in(PnlInput.optionTerms("OX", "EQ1", false, true, Micros.parse("80"), MATURITY, 100)); // held by nobody
+    in(
+        PnlInput.optionTerms(
+            "OX", "EQ1", false, true, Micros.parse("80"), MATURITY, 100)); // held by nobody
     in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 2, Micros.parse("9"), 1));
     in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, -1, Micros.parse("11"), 1));
     in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 3, Micros.parse("6"), 1));
@@ -156,12 +175,16 @@ class RevaluerTest {
     assertThat(find(out, "OC").markMicros).isEqualTo(call);
     assertThat(find(out, "OC").underlyingPriceMicros).isEqualTo(Micros.parse("100"));
     assertThat(find(out, "OC").underlyingId).isEqualTo("EQ1");
-    assertThat(Micros.toModel(call)).isCloseTo(10.45, within(0.05)); // about a year: near the 10.4506 reference
+    assertThat(Micros.toModel(call))
+        .isCloseTo(10.45, within(0.05)); // about a year: near the 10.4506 reference
     long european = Micros.ofModel(BlackScholes.price(OptionType.PUT, 100, 100, years, RATE, 0.2));
     long put = find(out, "OP").markMicros;
     assertThat(put).isGreaterThan(european); // American put: early exercise is worth something
-    assertThat(unrealized("A1")).isEqualTo(2 * 100 * (call - Micros.parse("9")) + 3 * 100 * (put - Micros.parse("6"))
-        + Micros.parse("500"));
+    assertThat(unrealized("A1"))
+        .isEqualTo(
+            2 * 100 * (call - Micros.parse("9"))
+                + 3 * 100 * (put - Micros.parse("6"))
+                + Micros.parse("500"));
     assertThat(unrealized("A2")).isEqualTo(-(100 * call) + 100 * Micros.parse("11"));
   }
 
@@ -180,7 +203,8 @@ class RevaluerTest {
   }
 
   @Test
-  void aChangedPositionIsRevaluedAtTheLastPriceAndAClosedOneLeavesItsAccountAtOnce() throws Exception {
+  void aChangedPositionIsRevaluedAtTheLastPriceAndAClosedOneLeavesItsAccountAtOnce()
+      throws Exception {
     in(equity("A1", "EQ1", 10, "100", 1));
     in(tick("EQ1", "110", T0 + 1));
     fire(T0 + W);
@@ -190,7 +214,8 @@ class RevaluerTest {
     assertThat(fire(T0 + 2 * W)).isEmpty(); // the mark did not move: nothing for pnl.marks
     assertThat(accountTotals.get("A1")[3]).isEqualTo(1);
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("100")); // 20 at 105, worth 110
-    assertThat(accountTotals.get("A1")).containsExactly(Micros.parse("2200"), Micros.parse("2100"), 1, 2);
+    assertThat(accountTotals.get("A1"))
+        .containsExactly(Micros.parse("2200"), Micros.parse("2100"), 1, 2);
     in(equity("A1", "EQ1", 0, "0", 3));
     assertThat(drainDeltas().get("A1")).containsExactly(0L, 0L, 0L, 3L); // at once, with no window
     in(tick("EQ1", "111", T0 + 2 * W + 1));
@@ -202,11 +227,15 @@ class RevaluerTest {
   void accountDeltasOnePerAccountPerWindowAddUpToTheAccountsPositions() throws Exception {
     in(equity("A1", "EQ1", 10, "100", 1));
     in(equity("A2", "EQ1", 3, "90", 1));
-    in(PnlInput.position("A1", "M1", "EQ1", "EQ1", 1, 10, Micros.parse("100"), 1)); // a replay: same version
+    in(
+        PnlInput.position(
+            "A1", "M1", "EQ1", "EQ1", 1, 10, Micros.parse("100"), 1)); // a replay: same version
     in(tick("EQ1", "110", T0 + 1));
     fire(T0 + W);
-    assertThat(drainDeltas().get("A1")).containsExactly(Micros.parse("1100"), Micros.parse("1000"), 1, 1);
-    assertThat(accountTotals.get("A2")).containsExactly(Micros.parse("330"), Micros.parse("270"), 1, 1);
+    assertThat(drainDeltas().get("A1"))
+        .containsExactly(Micros.parse("1100"), Micros.parse("1000"), 1, 1);
+    assertThat(accountTotals.get("A2"))
+        .containsExactly(Micros.parse("330"), Micros.parse("270"), 1, 1);
     in(tick("EQ1", "120", T0 + W + 1));
     fire(T0 + 2 * W);
     in(equity("A1", "EQ1", 20, "105", 2));
@@ -224,7 +253,9 @@ class RevaluerTest {
     in(tick("EQ1", "100", T0 + 1));
     assertThat(fire(T0 + W)).isEmpty(); // unpriceable for now
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
-    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isPositive());
+    assertThat(fire(T0 + 2 * W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isPositive());
   }
 
   @Test
@@ -239,19 +270,25 @@ class RevaluerTest {
     in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("90"), MATURITY, 100));
     double years = PRICER.yearsToExpiry(MATURITY, T0 + 2 * W);
     long strike90 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.2));
-    assertThat(fire(T0 + 2 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(strike90));
+    assertThat(fire(T0 + 2 * W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isEqualTo(strike90));
     drainDeltas();
     assertThat(unrealized("A2")).isEqualTo(2 * 100 * (strike90 - Micros.parse("10")));
     // so does the volatility, with no tick: the last price, the new volatility
     in(PnlInput.volatility("EQ1", 0.4));
     years = PRICER.yearsToExpiry(MATURITY, T0 + 3 * W);
     long vol40 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 100, 90, years, RATE, 0.4));
-    assertThat(fire(T0 + 3 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(vol40));
+    assertThat(fire(T0 + 3 * W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isEqualTo(vol40));
     // and a new price in the same terms
     in(tick("EQ1", "104", T0 + 3 * W + 1));
     years = PRICER.yearsToExpiry(MATURITY, T0 + 4 * W);
     long spot104 = Micros.ofModel(BlackScholes.price(OptionType.CALL, 104, 90, years, RATE, 0.4));
-    assertThat(fire(T0 + 4 * W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(spot104));
+    assertThat(fire(T0 + 4 * W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isEqualTo(spot104));
     assertThat(unrealized("A1")).isEqualTo(100 * (spot104 - Micros.parse("10")));
   }
 
@@ -261,27 +298,39 @@ class RevaluerTest {
     in(tick("EQ1", "101", T0 + 1));
     var snapshot = h.snapshot(1, T0 + 2);
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
-        in -> in.underlyingId, Types.STRING);
+    h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
+            in -> in.underlyingId,
+            Types.STRING);
     h.setup();
     h.initializeState(snapshot);
     h.open();
     h.setProcessingTime(T0 + 2);
-    assertThat(fire(T0 + W)).singleElement().satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("101")));
+    assertThat(fire(T0 + W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("101")));
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("10"));
   }
 
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new Revaluer(W, true, 0, 0, PRICER)),
-        in -> in.underlyingId, Types.STRING);
+    h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new Revaluer(W, true, 0, 0, PRICER)),
+            in -> in.underlyingId,
+            Types.STRING);
     h.open();
     h.setProcessingTime(T0);
     // two equities whose phases differ, so their windows end at different instants
     String a = "EQ1";
-    String b = java.util.stream.IntStream.range(2, 100).mapToObj(i -> "EQ" + i)
-        .filter(id -> Math.abs(Revaluer.phaseOf(id, W) - Revaluer.phaseOf(a, W)) > 100).findFirst().orElseThrow();
+    String b =
+        java.util.stream.IntStream.range(2, 100)
+            .mapToObj(i -> "EQ" + i)
+            .filter(id -> Math.abs(Revaluer.phaseOf(id, W) - Revaluer.phaseOf(a, W)) > 100)
+            .findFirst()
+            .orElseThrow();
     long phaseA = Revaluer.phaseOf(a, W);
     long phaseB = Revaluer.phaseOf(b, W);
     assertThat(phaseA).isBetween(0L, W - 1);
@@ -290,22 +339,30 @@ class RevaluerTest {
     in(tick(a, "101", T0 + 1));
     in(tick(b, "102", T0 + 1));
     in(tick(a, "103", T0 + 2)); // the latest of a's window
-    long endA = T0 + phaseA + (phaseA > 0 ? 0 : W); // T0 is on the epoch grid: a's first end after it
+    long endA =
+        T0 + phaseA + (phaseA > 0 ? 0 : W); // T0 is on the epoch grid: a's first end after it
     long endB = T0 + phaseB + (phaseB > 0 ? 0 : W);
-    java.util.TreeMap<Long, String> ends = new java.util.TreeMap<>(java.util.Map.of(endA, a, endB, b));
+    java.util.TreeMap<Long, String> ends =
+        new java.util.TreeMap<>(java.util.Map.of(endA, a, endB, b));
     for (var e : ends.entrySet()) {
       assertThat(fire(e.getKey() - 1)).as("before %s's window end", e.getValue()).isEmpty();
       List<MarkRecord> out = fire(e.getKey());
-      assertThat(out).singleElement().satisfies(r -> {
-        assertThat(r.instrumentId).isEqualTo(e.getValue());
-        assertThat(r.windowEnd).isEqualTo(e.getKey());
-        assertThat(r.markMicros).isEqualTo(Micros.parse(r.instrumentId.equals(a) ? "103" : "102"));
-      });
+      assertThat(out)
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.instrumentId).isEqualTo(e.getValue());
+                assertThat(r.windowEnd).isEqualTo(e.getKey());
+                assertThat(r.markMicros)
+                    .isEqualTo(Micros.parse(r.instrumentId.equals(a) ? "103" : "102"));
+              });
     }
     // the next window of a is exactly one window long
     in(tick(a, "104", endA + 5));
     assertThat(fire(endA + W - 1)).isEmpty();
-    assertThat(fire(endA + W)).singleElement().satisfies(r -> assertThat(r.windowEnd).isEqualTo(endA + W));
+    assertThat(fire(endA + W))
+        .singleElement()
+        .satisfies(r -> assertThat(r.windowEnd).isEqualTo(endA + W));
   }
 
   @Test
@@ -324,9 +381,11 @@ class RevaluerTest {
   }
 
   static <T> java.util.stream.Collector<T, ?, T> onlyOne() {
-    return java.util.stream.Collectors.collectingAndThen(java.util.stream.Collectors.toList(), list -> {
-      assertThat(list).hasSize(1);
-      return list.get(0);
-    });
+    return java.util.stream.Collectors.collectingAndThen(
+        java.util.stream.Collectors.toList(),
+        list -> {
+          assertThat(list).hasSize(1);
+          return list.get(0);
+        });
   }
 }

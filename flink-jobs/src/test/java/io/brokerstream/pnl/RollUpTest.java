@@ -12,7 +12,13 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 class RollUpTest {
-  static PnlDelta delta(String member, String account, String mv, String cost, int positions, long windowEnd,
+  static PnlDelta delta(
+      String member,
+      String account,
+      String mv,
+      String cost,
+      int positions,
+      long windowEnd,
       long firstTick) {
     PnlDelta d = PnlDelta.of(member, account);
     d.add(Micros.parse(mv), 0, Micros.parse(cost), 0, positions, 0);
@@ -20,16 +26,20 @@ class RollUpTest {
     return d;
   }
 
-  static KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> harness(PnlRecord.Scope scope)
-      throws Exception {
-    var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new RollUp(scope, 100)),
-        (PnlDelta d) -> scope == PnlRecord.Scope.ACCOUNT ? d.accountId : d.memberId, Types.STRING);
+  static KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> harness(
+      PnlRecord.Scope scope) throws Exception {
+    var h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new RollUp(scope, 100)),
+            (PnlDelta d) -> scope == PnlRecord.Scope.ACCOUNT ? d.accountId : d.memberId,
+            Types.STRING);
     h.open();
     h.setProcessingTime(0);
     return h;
   }
 
-  static List<PnlDelta> upward(KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> h) {
+  static List<PnlDelta> upward(
+      KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> h) {
     List<PnlDelta> out = new ArrayList<>();
     var queue = h.getSideOutput(RollUp.MEMBER_DELTAS);
     if (queue != null) {
@@ -49,38 +59,51 @@ class RollUpTest {
       h.processElement(delta("M1", "A1", "10.000001", "0", 0, 2000, 1500), 0); // EQ1 moved up
       assertThat(h.extractOutputValues()).isEmpty();
       h.setProcessingTime(100);
-      assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
-        assertThat(r.scope).isEqualTo(PnlRecord.Scope.ACCOUNT);
-        assertThat(r.accountId).isEqualTo("A1");
-        assertThat(r.memberId).isEqualTo("M1");
-        assertThat(r.marketValueMicros).isEqualTo(Micros.parse("779.500001"));
-        assertThat(r.costBasisMicros).isEqualTo(Micros.parse("750"));
-        assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
-        assertThat(r.positions).isEqualTo(2);
-        assertThat(r.windowEnd).isEqualTo(2000);
-        assertThat(r.firstTickTs).isEqualTo(900);
-        assertThat(r.computedTs).isEqualTo(100);
-      });
-      assertThat(upward(h)).singleElement().satisfies(d -> {
-        assertThat(d.memberId).isEqualTo("M1");
-        assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
-        assertThat(d.positions).isEqualTo(2);
-      });
+      assertThat(h.extractOutputValues())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.scope).isEqualTo(PnlRecord.Scope.ACCOUNT);
+                assertThat(r.accountId).isEqualTo("A1");
+                assertThat(r.memberId).isEqualTo("M1");
+                assertThat(r.marketValueMicros).isEqualTo(Micros.parse("779.500001"));
+                assertThat(r.costBasisMicros).isEqualTo(Micros.parse("750"));
+                assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
+                assertThat(r.positions).isEqualTo(2);
+                assertThat(r.windowEnd).isEqualTo(2000);
+                assertThat(r.firstTickTs).isEqualTo(900);
+                assertThat(r.computedTs).isEqualTo(100);
+              });
+      assertThat(upward(h))
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.memberId).isEqualTo("M1");
+                assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("29.500001"));
+                assertThat(d.positions).isEqualTo(2);
+              });
       h.getOutput().clear();
       // EQ2 closed: its -240.5 / -250 leave the account
       h.processElement(delta("M1", "A1", "240.5", "250", -1, 2500, 0), 0);
       h.setProcessingTime(200);
-      assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
-        assertThat(r.positions).isEqualTo(1);
-        assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("20.000001"));
-        assertThat(r.firstTickTs).isZero(); // the ticks before the last emission are reported
-      });
+      assertThat(h.extractOutputValues())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.positions).isEqualTo(1);
+                assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("20.000001"));
+                assertThat(r.firstTickTs)
+                    .isZero(); // the ticks before the last emission are reported
+              });
       // the member is told the move since the last emission, not the total again
-      assertThat(upward(h)).singleElement().satisfies(d -> {
-        assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("-9.5"));
-        assertThat(d.marketValueMicros).isEqualTo(Micros.parse("240.5"));
-        assertThat(d.positions).isEqualTo(-1);
-      });
+      assertThat(upward(h))
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.unrealizedMicros).isEqualTo(Micros.parse("-9.5"));
+                assertThat(d.marketValueMicros).isEqualTo(Micros.parse("240.5"));
+                assertThat(d.positions).isEqualTo(-1);
+              });
     }
   }
 
@@ -91,13 +114,16 @@ class RollUpTest {
       h.processElement(delta("M1", null, "50", "70", 1, 1000, 0), 0);
       h.processElement(delta("M1", null, "-50", "-70", -1, 1000, 0), 0);
       h.setProcessingTime(100);
-      assertThat(h.extractOutputValues()).singleElement().satisfies(r -> {
-        assertThat(r.scope).isEqualTo(PnlRecord.Scope.MEMBER);
-        assertThat(r.memberId).isEqualTo("M1");
-        assertThat(r.accountId).isNull();
-        assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10"));
-        assertThat(r.positions).isEqualTo(3);
-      });
+      assertThat(h.extractOutputValues())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.scope).isEqualTo(PnlRecord.Scope.MEMBER);
+                assertThat(r.memberId).isEqualTo("M1");
+                assertThat(r.accountId).isNull();
+                assertThat(r.unrealizedMicros).isEqualTo(Micros.parse("10"));
+                assertThat(r.positions).isEqualTo(3);
+              });
       assertThat(upward(h)).isEmpty(); // nothing above a member
     }
   }

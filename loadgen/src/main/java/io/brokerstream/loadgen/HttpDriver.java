@@ -35,33 +35,54 @@ final class HttpDriver implements Driver {
     String id = step.orderId(seq);
     long due = step.schedule.dueMicros(seq);
     String key = "X-Api-Key: " + o.client().key();
-    String body = "{\"order_id\":\"" + id + "\",\"account_id\":\"" + o.account() + "\",\"instrument_id\":\""
-        + o.instrument() + "\",\"side\":\"" + (o.buy() ? "BUY" : "SELL") + "\",\"quantity\":" + o.quantity()
-        + ",\"client_ts\":" + due / 1000 + "}";
-    byte[] post = NioHttp.request("POST", "/orders", host, new String[] {key, "Content-Type: application/json"}, body);
+    String body =
+        "{\"order_id\":\""
+            + id
+            + "\",\"account_id\":\""
+            + o.account()
+            + "\",\"instrument_id\":\""
+            + o.instrument()
+            + "\",\"side\":\""
+            + (o.buy() ? "BUY" : "SELL")
+            + "\",\"quantity\":"
+            + o.quantity()
+            + ",\"client_ts\":"
+            + due / 1000
+            + "}";
+    byte[] post =
+        NioHttp.request(
+            "POST", "/orders", host, new String[] {key, "Content-Type: application/json"}, body);
     step.clientSent.set(seq, step.schedule.nowMicros());
-    http.submit(post, POST_TIMEOUT_MS, (status, answer, err) -> {
-      if (err != null) {
-        step.error("POST " + err.getClass().getSimpleName());
-        open.decrementAndGet();
-      } else if (status != 202) {
-        step.error("POST " + status);
-        open.decrementAndGet();
-      } else {
-        step.client.record("accept", step.schedule.nowMicros() - due);
-        byte[] get = NioHttp.request("GET", "/orders/" + id + "?wait_ms=" + waitMs, host, new String[] {key}, null);
-        http.submit(get, waitMs + 30_000, (s, b, e) -> {
-          if (e != null) {
-            step.error("GET " + e.getClass().getSimpleName());
-          } else if (s != 200) {
-            step.error("GET " + s);
+    http.submit(
+        post,
+        POST_TIMEOUT_MS,
+        (status, answer, err) -> {
+          if (err != null) {
+            step.error("POST " + err.getClass().getSimpleName());
+            open.decrementAndGet();
+          } else if (status != 202) {
+            step.error("POST " + status);
+            open.decrementAndGet();
           } else {
-            step.client.record("visible", step.schedule.nowMicros() - due);
+            step.client.record("accept", step.schedule.nowMicros() - due);
+            byte[] get =
+                NioHttp.request(
+                    "GET", "/orders/" + id + "?wait_ms=" + waitMs, host, new String[] {key}, null);
+            http.submit(
+                get,
+                waitMs + 30_000,
+                (s, b, e) -> {
+                  if (e != null) {
+                    step.error("GET " + e.getClass().getSimpleName());
+                  } else if (s != 200) {
+                    step.error("GET " + s);
+                  } else {
+                    step.client.record("visible", step.schedule.nowMicros() - due);
+                  }
+                  open.decrementAndGet();
+                });
           }
-          open.decrementAndGet();
         });
-      }
-    });
   }
 
   @Override

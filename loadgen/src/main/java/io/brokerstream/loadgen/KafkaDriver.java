@@ -2,11 +2,10 @@ package io.brokerstream.loadgen;
 
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.Side;
+import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.trace.Stages;
 import java.time.Instant;
-import java.util.Map;
-import io.brokerstream.kafka.ClientLogin;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -18,7 +17,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Orders straight into the orders topic, keyed by member, as the gateway writes them: for rates an
  * HTTP client on this machine cannot reach. Accept latency is due -> acknowledged by the broker;
- * visibility is the results watcher's. One record in {@code traceOneIn} is marked for stage tracing.
+ * visibility is the results watcher's. One record in {@code traceOneIn} is marked for stage
+ * tracing.
  */
 final class KafkaDriver implements Driver {
   private final KafkaProducer<String, byte[]> producer;
@@ -45,24 +45,35 @@ final class KafkaDriver implements Driver {
   @Override
   public void send(StepState step, int seq, OrderMix.Next o) {
     long due = step.schedule.dueMicros(seq);
-    Order order = Order.newBuilder().setOrderId(step.orderId(seq)).setAccountId(o.account())
-        .setInstrumentId(o.instrument()).setSide(o.buy() ? Side.BUY : Side.SELL).setQuantity(o.quantity())
-        .setLimitPrice(null).setShortSale(false).setClientTs(Instant.ofEpochMilli(due / 1000)).setTraceId(null).build();
-    ProducerRecord<String, byte[]> record = new ProducerRecord<>("orders", o.client().member(),
-        codec.encode("orders-value", order));
+    Order order =
+        Order.newBuilder()
+            .setOrderId(step.orderId(seq))
+            .setAccountId(o.account())
+            .setInstrumentId(o.instrument())
+            .setSide(o.buy() ? Side.BUY : Side.SELL)
+            .setQuantity(o.quantity())
+            .setLimitPrice(null)
+            .setShortSale(false)
+            .setClientTs(Instant.ofEpochMilli(due / 1000))
+            .setTraceId(null)
+            .build();
+    ProducerRecord<String, byte[]> record =
+        new ProducerRecord<>("orders", o.client().member(), codec.encode("orders-value", order));
     if (traceOneIn > 0 && seq % traceOneIn == 0) {
       Stages.mark(record.headers());
     }
     open.incrementAndGet();
     step.clientSent.set(seq, step.schedule.nowMicros());
-    producer.send(record, (meta, err) -> {
-      if (err != null) {
-        step.error("send " + err.getClass().getSimpleName());
-      } else {
-        step.client.record("accept", step.schedule.nowMicros() - due);
-      }
-      open.decrementAndGet();
-    });
+    producer.send(
+        record,
+        (meta, err) -> {
+          if (err != null) {
+            step.error("send " + err.getClass().getSimpleName());
+          } else {
+            step.client.record("accept", step.schedule.nowMicros() - due);
+          }
+          open.decrementAndGet();
+        });
   }
 
   @Override

@@ -41,7 +41,9 @@ final class Latencies {
     }
     out.put("mean", round(h.getMean() / 1000));
     for (double p : new double[] {50, 90, 95, 99, 99.9}) {
-      out.put("p" + (p == 99.9 ? "999" : String.valueOf((int) p)), round(h.getValueAtPercentile(p) / 1000.0));
+      out.put(
+          "p" + (p == 99.9 ? "999" : String.valueOf((int) p)),
+          round(h.getValueAtPercentile(p) / 1000.0));
     }
     out.put("max", round(h.getMaxValue() / 1000.0));
     return out;

@@ -1,9 +1,9 @@
 package io.brokerstream.loadgen;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
-import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import java.io.BufferedReader;
@@ -45,9 +45,18 @@ public final class LoadGen {
     this.mix = new OrderMix(plan);
     RestSchemaRegistry registry = new RestSchemaRegistry(plan.registryUrl());
     this.orderCodec = AvroCodec.specific(Order.class, registry, false);
-    this.results = new ResultWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(OrderResult.class, registry, false));
-    this.pnl = new PnlWatcher(plan.bootstrap(), plan.watcherKafka(), AvroCodec.specific(InstrumentMark.class, registry, false),
-        plan.pnlPartitionStride(), plan.pnlSampleOneIn());
+    this.results =
+        new ResultWatcher(
+            plan.bootstrap(),
+            plan.watcherKafka(),
+            AvroCodec.specific(OrderResult.class, registry, false));
+    this.pnl =
+        new PnlWatcher(
+            plan.bootstrap(),
+            plan.watcherKafka(),
+            AvroCodec.specific(InstrumentMark.class, registry, false),
+            plan.pnlPartitionStride(),
+            plan.pnlSampleOneIn());
     daemon(results, "results-watcher").start();
     daemon(pnl, "pnl-watcher").start();
   }
@@ -59,7 +68,8 @@ public final class LoadGen {
     }
     ObjectMapper json = new ObjectMapper();
     LoadGen gen = new LoadGen(json.readValue(Path.of(args[0]).toFile(), Plan.class));
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     System.out.println(json.writeValueAsString(Map.of("ready", true)));
     System.out.flush();
     for (String line; (line = in.readLine()) != null; ) {
@@ -68,19 +78,23 @@ public final class LoadGen {
         break;
       }
       if (!w[0].equals("step") || w.length < 5) {
-        System.out.println(json.writeValueAsString(Map.of("error", "expected: step MODE RATE SECONDS TAG [SETTLE]")));
+        System.out.println(
+            json.writeValueAsString(
+                Map.of("error", "expected: step MODE RATE SECONDS TAG [SETTLE]")));
         System.out.flush();
         continue;
       }
       double settle = w.length > 5 ? Double.parseDouble(w[5]) : 30;
-      Map<String, Object> out = gen.step(w[1], Double.parseDouble(w[2]), Double.parseDouble(w[3]), w[4], settle);
+      Map<String, Object> out =
+          gen.step(w[1], Double.parseDouble(w[2]), Double.parseDouble(w[3]), w[4], settle);
       System.out.println(json.writeValueAsString(out));
       System.out.flush();
     }
     gen.close();
   }
 
-  Map<String, Object> step(String mode, double rate, double seconds, String tag, double settleSeconds) {
+  Map<String, Object> step(
+      String mode, double rate, double seconds, String tag, double settleSeconds) {
     Driver driver = driver(mode);
     int count = (int) Math.round(rate * seconds);
     Schedule schedule = new Schedule(rate);
@@ -113,8 +127,12 @@ public final class LoadGen {
     out.put("max_late_ms", maxLate / 1000.0);
     out.put("client_cpu_seconds", cpuSending / 1e9);
     out.put("accept_ms", Latencies.summary(histogram(step.client, "accept")));
-    out.put("visible_ms", Latencies.summary(histogram(mode.equals("http") ? step.client : step.committed,
-        mode.equals("http") ? "visible" : "committed")));
+    out.put(
+        "visible_ms",
+        Latencies.summary(
+            histogram(
+                mode.equals("http") ? step.client : step.committed,
+                mode.equals("http") ? "visible" : "committed")));
     out.put("committed_ms", Latencies.summary(histogram(step.committed, "committed")));
     out.put("errors", step.errorCounts());
     Map<String, Object> outcome = new LinkedHashMap<>();
@@ -151,7 +169,8 @@ public final class LoadGen {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static void sleep(long ms) {

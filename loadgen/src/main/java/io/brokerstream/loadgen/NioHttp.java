@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A small HTTP/1.1 client on one selector thread: keep-alive connections to one server, one request
  * at a time per connection, at most {@code maxConnections} open (requests beyond that queue for the
- * next free connection). The JDK's client spent about a millisecond of CPU per request here, too much
- * for a load generator that shares two cores with the system it measures. Callbacks run on the
+ * next free connection). The JDK's client spent about a millisecond of CPU per request here, too
+ * much for a load generator that shares two cores with the system it measures. Callbacks run on the
  * selector thread and must be short; they may submit further requests.
  */
 final class NioHttp implements AutoCloseable {
@@ -40,6 +40,7 @@ final class NioHttp implements AutoCloseable {
     ByteBuffer in = ByteBuffer.allocate(4096);
     long deadline;
     boolean connected;
+
     /** Served a request before: the server may have closed it while it sat idle. */
     boolean reused;
 
@@ -71,8 +72,14 @@ final class NioHttp implements AutoCloseable {
   }
 
   static byte[] request(String method, String path, String host, String[] headers, String body) {
-    StringBuilder sb = new StringBuilder(256).append(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ")
-        .append(host).append("\r\n");
+    StringBuilder sb =
+        new StringBuilder(256)
+            .append(method)
+            .append(' ')
+            .append(path)
+            .append(" HTTP/1.1\r\nHost: ")
+            .append(host)
+            .append("\r\n");
     for (String h : headers) {
       sb.append(h).append("\r\n");
     }
@@ -314,7 +321,7 @@ final class NioHttp implements AutoCloseable {
           case "content-length" -> length = Long.parseLong(value);
           case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
           case "connection" -> close = value.equalsIgnoreCase("close");
-          default -> { }
+          default -> {}
         }
       }
       int bodyStart = headEnd + 4;

@@ -29,7 +29,9 @@ public record Plan(
 
   /** A member as the gateway knows it: its API key and its active accounts. */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Client(@JsonProperty("member") String member, @JsonProperty("key") String key,
+  public record Client(
+      @JsonProperty("member") String member,
+      @JsonProperty("key") String key,
       @JsonProperty("accounts") List<String> accounts) {}
 
   /** The watchers' client settings: the plan's extra settings and the login. */
@@ -41,7 +43,8 @@ public record Plan(
 
   public Plan {
     if (clients == null || clients.isEmpty()) {
-      throw new IllegalArgumentException("the plan names no clients (members with active accounts)");
+      throw new IllegalArgumentException(
+          "the plan names no clients (members with active accounts)");
     }
     if (equities == null || equities.isEmpty()) {
       throw new IllegalArgumentException("the plan names no equities");

@@ -15,14 +15,16 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Tick -> P&L visible, as a read_committed reader of pnl.marks sees it (a mark is what a position's P&L
- * moves with): for a sample of the marks (every {@code stride}-th partition, one record in {@code oneIn}),
- * the time from the earliest tick of its window to now, split into the P&L window (tick to window end),
- * the revaluation (window end to computed) and the commit (computed to visible: the write, and with an
- * exactly-once P&L job its checkpoint).
+ * Tick -> P&L visible, as a read_committed reader of pnl.marks sees it (a mark is what a position's
+ * P&L moves with): for a sample of the marks (every {@code stride}-th partition, one record in
+ * {@code oneIn}), the time from the earliest tick of its window to now, split into the P&L window
+ * (tick to window end), the revaluation (window end to computed) and the commit (computed to
+ * visible: the write, and with an exactly-once P&L job its checkpoint).
  */
 final class PnlWatcher implements Runnable, AutoCloseable {
-  static final String[] NAMES = {"tick_to_pnl_committed", "pnl_window", "revaluation", "pnl_commit"};
+  static final String[] NAMES = {
+    "tick_to_pnl_committed", "pnl_window", "revaluation", "pnl_commit"
+  };
 
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final AvroCodec<InstrumentMark> codec;
@@ -31,7 +33,12 @@ final class PnlWatcher implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private long n;
 
-  PnlWatcher(String bootstrap, Map<String, String> kafka, AvroCodec<InstrumentMark> codec, int stride, int oneIn) {
+  PnlWatcher(
+      String bootstrap,
+      Map<String, String> kafka,
+      AvroCodec<InstrumentMark> codec,
+      int stride,
+      int oneIn) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -39,12 +46,15 @@ final class PnlWatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "loadgen-pnl");
-    this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.codec = codec;
     this.oneIn = oneIn;
-    List<TopicPartition> parts = consumer.partitionsFor("pnl.marks").stream()
-        .filter(info -> info.partition() % stride == 0)
-        .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+    List<TopicPartition> parts =
+        consumer.partitionsFor("pnl.marks").stream()
+            .filter(info -> info.partition() % stride == 0)
+            .map(info -> new TopicPartition(info.topic(), info.partition()))
+            .toList();
     consumer.assign(parts);
     consumer.seekToEnd(parts);
     parts.forEach(consumer::position);

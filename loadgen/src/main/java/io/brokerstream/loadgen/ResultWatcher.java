@@ -39,8 +39,10 @@ final class ResultWatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "loadgen-results");
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
     this.codec = codec;
-    List<TopicPartition> parts = consumer.partitionsFor("order-results").stream()
-        .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+    List<TopicPartition> parts =
+        consumer.partitionsFor("order-results").stream()
+            .map(info -> new TopicPartition(info.topic(), info.partition()))
+            .toList();
     consumer.assign(parts);
     consumer.seekToEnd(parts);
     parts.forEach(consumer::position); // resolve the end now, before any order of a step is sent
@@ -99,7 +101,8 @@ final class ResultWatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private static void hops(StepState s, ConsumerRecord<String, byte[]> r, int seq, long due, long now) {
+  private static void hops(
+      StepState s, ConsumerRecord<String, byte[]> r, int seq, long due, long now) {
     var h = r.headers();
     long sent = s.clientSent.get(seq);
     long received = Stages.read(h, Stages.GATEWAY_RECEIVED);

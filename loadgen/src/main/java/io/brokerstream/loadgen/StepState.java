@@ -15,14 +15,18 @@ import java.util.concurrent.atomic.LongAdder;
  * watcher. Orders are numbered 0..count-1 and named {@code <tag>-<seq>}.
  */
 final class StepState {
-  static final String[] HOPS = {"client_queue", "to_gateway", "gateway", "kafka_append", "queue", "decide", "commit"};
+  static final String[] HOPS = {
+    "client_queue", "to_gateway", "gateway", "kafka_append", "queue", "decide", "commit"
+  };
 
   final String tag;
   final String prefix;
   final Schedule schedule;
   final int count;
+
   /** When each order left the client (µs, 0 until it did). */
   final AtomicLongArray clientSent;
+
   final Latencies client = new Latencies("accept", "visible");
   final Latencies committed = new Latencies("committed");
   final Latencies hops = new Latencies(HOPS);

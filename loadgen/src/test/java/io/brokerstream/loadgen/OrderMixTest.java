@@ -9,9 +9,25 @@ import org.junit.jupiter.api.Test;
 
 class OrderMixTest {
   private static Plan plan(double optionShare) {
-    return new Plan("http://127.0.0.1:1", "b", "r",
-        List.of(new Plan.Client("M1", "k1", List.of("A1", "A2")), new Plan.Client("M2", "k2", List.of("A3"))),
-        List.of("EQ1", "EQ2", "EQ3"), List.of("OP1", "OP2"), optionShare, 7, 0, 0, 100, 0, 0, null, null, null);
+    return new Plan(
+        "http://127.0.0.1:1",
+        "b",
+        "r",
+        List.of(
+            new Plan.Client("M1", "k1", List.of("A1", "A2")),
+            new Plan.Client("M2", "k2", List.of("A3"))),
+        List.of("EQ1", "EQ2", "EQ3"),
+        List.of("OP1", "OP2"),
+        optionShare,
+        7,
+        0,
+        0,
+        100,
+        0,
+        0,
+        null,
+        null,
+        null);
   }
 
   @Test

@@ -3,13 +3,16 @@ package io.brokerstream.pricing;
 /**
  * Cox-Ross-Rubinstein binomial tree, European or American exercise. The tree is rolled back in one
  * array, O(steps^2) time and O(steps) memory; {@code steps} trades accuracy (error ~ 1/steps) for
- * speed. The flows price with {@link OptionPricer}; this tree is the reference its American puts are
- * checked against (thousands of steps) and the 100-step model they replaced (`bench pricing`).
+ * speed. The flows price with {@link OptionPricer}; this tree is the reference its American puts
+ * are checked against (thousands of steps) and the 100-step model they replaced (`bench pricing`).
  */
 public final class BinomialTree {
   private BinomialTree() {}
 
-  /** One CRR lattice: n steps of dt, up/down factors, one step's growth and discounted probabilities. */
+  /**
+   * One CRR lattice: n steps of dt, up/down factors, one step's growth and discounted
+   * probabilities.
+   */
   private record Lattice(double dt, double up, double down, double growth, double pu, double pd) {
     static Lattice of(double years, double rate, double sigma, int n) {
       double dt = years / n;
@@ -22,14 +25,23 @@ public final class BinomialTree {
     }
   }
 
-  public static double price(OptionType type, ExerciseStyle style, double spot, double strike, double years,
-      double rate, double sigma, int steps) {
+  public static double price(
+      OptionType type,
+      ExerciseStyle style,
+      double spot,
+      double strike,
+      double years,
+      double rate,
+      double sigma,
+      int steps) {
     if (years <= 0.0) {
       return type.intrinsic(spot, strike);
     }
     if (sigma * Math.sqrt(years) < 1e-12) {
       double european = type.intrinsic(spot, strike * Math.exp(-rate * years));
-      return style == ExerciseStyle.AMERICAN ? Math.max(european, type.intrinsic(spot, strike)) : european;
+      return style == ExerciseStyle.AMERICAN
+          ? Math.max(european, type.intrinsic(spot, strike))
+          : european;
     }
     int n = Math.max(1, steps);
     Lattice lattice = Lattice.of(years, rate, sigma, n);

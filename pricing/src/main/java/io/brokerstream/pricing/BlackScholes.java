@@ -4,8 +4,8 @@ package io.brokerstream.pricing;
  * Black-Scholes value of a European option on a non-dividend-paying underlying.
  *
  * <p>At or past expiry, or with no volatility left, the value is the (discounted) intrinsic value:
- * the limits of the formula, taken explicitly so that near-expiry and deep in/out of the money inputs
- * never produce NaN.
+ * the limits of the formula, taken explicitly so that near-expiry and deep in/out of the money
+ * inputs never produce NaN.
  */
 public final class BlackScholes {
   private BlackScholes() {}
@@ -17,7 +17,8 @@ public final class BlackScholes {
    * @param rate continuously compounded risk-free rate
    * @param sigma annualised volatility
    */
-  public static double price(OptionType type, double spot, double strike, double years, double rate, double sigma) {
+  public static double price(
+      OptionType type, double spot, double strike, double years, double rate, double sigma) {
     if (years <= 0.0) {
       return type.intrinsic(spot, strike);
     }
@@ -28,9 +29,10 @@ public final class BlackScholes {
     }
     double d1 = (Math.log(spot / strike) + (rate + 0.5 * sigma * sigma) * years) / volSqrtT;
     double d2 = d1 - volSqrtT;
-    double value = type == OptionType.CALL
-        ? spot * Normal.cdf(d1) - strike * discount * Normal.cdf(d2)
-        : strike * discount * Normal.cdf(-d2) - spot * Normal.cdf(-d1);
+    double value =
+        type == OptionType.CALL
+            ? spot * Normal.cdf(d1) - strike * discount * Normal.cdf(d2)
+            : strike * discount * Normal.cdf(-d2) - spot * Normal.cdf(-d1);
     return Math.max(value, 0.0); // rounding in the far tails must not give a negative value
   }
 }

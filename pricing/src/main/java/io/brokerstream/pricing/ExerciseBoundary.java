@@ -2,19 +2,20 @@ package io.brokerstream.pricing;
 
 /**
  * The early-exercise boundary of an American put on a stock without dividends, as a fraction of the
- * strike, B(tau)/K for tau (years to expiry) in [0, horizon]. It depends on the rate and the volatility
- * only, never on spot or strike, so one boundary serves every put on an underlying.
+ * strike, B(tau)/K for tau (years to expiry) in [0, horizon]. It depends on the rate and the
+ * volatility only, never on spot or strike, so one boundary serves every put on an underlying.
  *
- * <p>Solved as the fixed point of Kim's integral equation for the boundary,
- * B(tau) = K e^{-r tau} [N(d-(tau, B/K)) + r int_0^tau e^{r u} N(d-(tau-u, B(tau)/B(u))) du] / N(d+(tau, B/K)),
- * by collocation at Chebyshev nodes in sqrt(tau) of H = ln(B/K)^2, the transform of Andersen, Lake and
- * Offengenden (2016): the boundary falls from K like sqrt(tau ln(1/tau)) near expiry, which no polynomial
- * follows, while H in sqrt(tau) is smooth. The integrals are Gauss-Legendre after u = tau - tau (1+y)^2/4,
- * which takes the square root near u = tau out of the integrand.
+ * <p>Solved as the fixed point of Kim's integral equation for the boundary, B(tau) = K e^{-r tau}
+ * [N(d-(tau, B/K)) + r int_0^tau e^{r u} N(d-(tau-u, B(tau)/B(u))) du] / N(d+(tau, B/K)), by
+ * collocation at Chebyshev nodes in sqrt(tau) of H = ln(B/K)^2, the transform of Andersen, Lake and
+ * Offengenden (2016): the boundary falls from K like sqrt(tau ln(1/tau)) near expiry, which no
+ * polynomial follows, while H in sqrt(tau) is smooth. The integrals are Gauss-Legendre after u =
+ * tau - tau (1+y)^2/4, which takes the square root near u = tau out of the integrand.
  */
 final class ExerciseBoundary {
   static final int NODES = 12;
   static final int ITERATIONS = 8;
+
   /** The quadrature of both integrals, the boundary's and the price's ({@link AmericanPuts}). */
   static final GaussLegendre RULE = GaussLegendre.of(16);
 
@@ -31,7 +32,8 @@ final class ExerciseBoundary {
     int n = NODES;
     double[] tau = new double[n + 1];
     double[] ratio = new double[n + 1];
-    // Start from an exponential between K (at expiry) and the perpetual put's boundary K 2r/(2r+sigma^2)
+    // Start from an exponential between K (at expiry) and the perpetual put's boundary K
+    // 2r/(2r+sigma^2)
     // (Bjerksund and Stensland's shape); the iteration does the rest.
     double perpetual = 2 * rate / (2 * rate + sigma * sigma);
     for (int i = 0; i <= n; i++) {
@@ -54,12 +56,19 @@ final class ExerciseBoundary {
           double half = (1 + xs[j]) / 2;
           double s = t * half * half; // tau - u
           double u = t - s;
-          integral += ws[j] * t * half * Math.exp(rate * u)
-              * Normal.cdf(dMinus(s, lnB - boundary.lnRatio(u), rate, sigma));
+          integral +=
+              ws[j]
+                  * t
+                  * half
+                  * Math.exp(rate * u)
+                  * Normal.cdf(dMinus(s, lnB - boundary.lnRatio(u), rate, sigma));
         }
         double dMinus = dMinus(t, lnB, rate, sigma);
         double dPlus = dMinus + sigma * Math.sqrt(t);
-        next[i] = Math.min(1.0, Math.exp(-rate * t) * (Normal.cdf(dMinus) + rate * integral) / Normal.cdf(dPlus));
+        next[i] =
+            Math.min(
+                1.0,
+                Math.exp(-rate * t) * (Normal.cdf(dMinus) + rate * integral) / Normal.cdf(dPlus));
       }
       ratio = next;
       boundary = interpolate(ratio, horizon);

@@ -1,5 +1,6 @@
 package io.brokerstream.pricing;
 
 public enum ExerciseStyle {
-  EUROPEAN, AMERICAN
+  EUROPEAN,
+  AMERICAN
 }

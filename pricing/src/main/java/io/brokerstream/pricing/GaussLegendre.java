@@ -1,12 +1,16 @@
 package io.brokerstream.pricing;
 
-/** Gauss-Legendre quadrature on [-1, 1]: nodes and weights from Newton's method on the Legendre polynomial. */
+/**
+ * Gauss-Legendre quadrature on [-1, 1]: nodes and weights from Newton's method on the Legendre
+ * polynomial.
+ */
 record GaussLegendre(double[] nodes, double[] weights) {
   static GaussLegendre of(int points) {
     double[] x = new double[points];
     double[] w = new double[points];
     for (int i = 0; i < points; i++) {
-      double z = Math.cos(Math.PI * (i + 0.75) / (points + 0.5)); // Tricomi's guess for the i-th root
+      double z =
+          Math.cos(Math.PI * (i + 0.75) / (points + 0.5)); // Tricomi's guess for the i-th root
       double derivative = 0;
       for (int iteration = 0; iteration < 100; iteration++) {
         double[] pd = legendre(points, z);

@@ -14,14 +14,17 @@ public record MarketModel(double rate, double americanPutHorizonYears, double da
 
   public MarketModel {
     if (!Double.isFinite(rate) || rate < -1 || rate > 1) {
-      throw new IllegalArgumentException("market model: rate must be a yearly fraction in [-1, 1], got " + rate);
+      throw new IllegalArgumentException(
+          "market model: rate must be a yearly fraction in [-1, 1], got " + rate);
     }
     if (!(americanPutHorizonYears >= 0.1 && americanPutHorizonYears <= 100)) {
       throw new IllegalArgumentException(
-          "market model: american-put-horizon-years must be 0.1..100, got " + americanPutHorizonYears);
+          "market model: american-put-horizon-years must be 0.1..100, got "
+              + americanPutHorizonYears);
     }
     if (!(daysPerYear >= 360 && daysPerYear <= 366)) {
-      throw new IllegalArgumentException("market model: days-per-year must be 360..366, got " + daysPerYear);
+      throw new IllegalArgumentException(
+          "market model: days-per-year must be 360..366, got " + daysPerYear);
     }
   }
 
@@ -36,7 +39,9 @@ public record MarketModel(double rate, double americanPutHorizonYears, double da
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + RESOURCE, e);
     }
-    return new MarketModel(Double.parseDouble(required(p, "rate")), Double.parseDouble(required(p, "american-put-horizon-years")),
+    return new MarketModel(
+        Double.parseDouble(required(p, "rate")),
+        Double.parseDouble(required(p, "american-put-horizon-years")),
         Double.parseDouble(required(p, "days-per-year")));
   }
 

@@ -1,7 +1,8 @@
 package io.brokerstream.pricing;
 
 public enum OptionType {
-  CALL, PUT;
+  CALL,
+  PUT;
 
   public static OptionType of(String text) {
     return valueOf(text);

@@ -14,8 +14,9 @@ class AmericanPutsTest {
 
   /** A fine CRR tree, odd and even step counts averaged: their oscillations cancel. */
   static double reference(double spot, double strike, double years, double rate, double sigma) {
-    return 0.5 * (BinomialTree.price(PUT, AMERICAN, spot, strike, years, rate, sigma, 3000)
-        + BinomialTree.price(PUT, AMERICAN, spot, strike, years, rate, sigma, 3001));
+    return 0.5
+        * (BinomialTree.price(PUT, AMERICAN, spot, strike, years, rate, sigma, 3000)
+            + BinomialTree.price(PUT, AMERICAN, spot, strike, years, rate, sigma, 3001));
   }
 
   @Test
@@ -27,24 +28,30 @@ class AmericanPutsTest {
       double years = 1.0 / 365 + (3.0 - 1.0 / 365) * rnd.nextDouble();
       double reference = reference(spot, 100, years, RATE, sigma);
       // the tree this replaced (100 steps) misses this on about 4 contracts in 10
-      assertThat(puts.price(spot, 100, years, sigma)).as("S=%s T=%s sigma=%s", spot, years, sigma)
+      assertThat(puts.price(spot, 100, years, sigma))
+          .as("S=%s T=%s sigma=%s", spot, years, sigma)
           .isCloseTo(reference, within(Math.max(0.001 * reference, 0.01)));
     }
   }
 
   @Test
   void theContractsTheSmoothedTreeMissedAreWithinTolerance() {
-    // long in-the-money puts at low volatility, where the 84-step smoothed, extrapolated tree was off
-    double[][] contracts = {{90.56, 1.783, 0.13}, {87.25, 2.788, 0.15}, {68.60, 2.991, 0.31}, {92.47, 2.037, 0.13}};
+    // long in-the-money puts at low volatility, where the 84-step smoothed, extrapolated tree was
+    // off
+    double[][] contracts = {
+      {90.56, 1.783, 0.13}, {87.25, 2.788, 0.15}, {68.60, 2.991, 0.31}, {92.47, 2.037, 0.13}
+    };
     for (double[] c : contracts) {
       double reference = reference(c[0], 100, c[1], RATE, c[2]);
-      assertThat(puts.price(c[0], 100, c[1], c[2])).isCloseTo(reference, within(0.25 * Math.max(0.001 * reference, 0.01)));
+      assertThat(puts.price(c[0], 100, c[1], c[2]))
+          .isCloseTo(reference, within(0.25 * Math.max(0.001 * reference, 0.01)));
     }
   }
 
   @Test
   void textbookValue() {
-    // S = K = 100, T = 1, r = 0.05, sigma = 0.2: 6.09037 (CRR trees of 10,000 and 20,000 steps, extrapolated)
+    // S = K = 100, T = 1, r = 0.05, sigma = 0.2: 6.09037 (CRR trees of 10,000 and 20,000 steps,
+    // extrapolated)
     assertThat(puts.price(100, 100, 1, 0.2)).isCloseTo(6.09037, within(5e-4));
   }
 
@@ -54,13 +61,15 @@ class AmericanPutsTest {
     for (double s = 40; s <= 200; s += 2.5) {
       double american = puts.price(s, 100, 0.75, 0.3);
       assertThat(american).isGreaterThanOrEqualTo(Math.max(100 - s, 0));
-      assertThat(american).isGreaterThanOrEqualTo(BlackScholes.price(PUT, s, 100, 0.75, RATE, 0.3) - 1e-12);
+      assertThat(american)
+          .isGreaterThanOrEqualTo(BlackScholes.price(PUT, s, 100, 0.75, RATE, 0.3) - 1e-12);
       assertThat(american).isLessThanOrEqualTo(previous);
       previous = american;
     }
     // deep in the money with a high rate, early exercise is worth something
     AmericanPuts highRate = new AmericanPuts(0.1, 5);
-    assertThat(highRate.price(70, 100, 1, 0.2)).isGreaterThan(BlackScholes.price(PUT, 70, 100, 1, 0.1, 0.2) + 1);
+    assertThat(highRate.price(70, 100, 1, 0.2))
+        .isGreaterThan(BlackScholes.price(PUT, 70, 100, 1, 0.1, 0.2) + 1);
   }
 
   @Test
@@ -79,10 +88,13 @@ class AmericanPutsTest {
 
   @Test
   void maturitiesBeyondTheHorizonAndExtremeVolatilities() {
-    double[][] contracts = {{80, 12, 0.25}, {95, 7.5, 0.1}, {100, 0.5, 2.5}, {100, 2, 0.02}, {120, 30, 0.4}};
+    double[][] contracts = {
+      {80, 12, 0.25}, {95, 7.5, 0.1}, {100, 0.5, 2.5}, {100, 2, 0.02}, {120, 30, 0.4}
+    };
     for (double[] c : contracts) {
       double reference = reference(c[0], 100, c[1], RATE, c[2]);
-      assertThat(puts.price(c[0], 100, c[1], c[2])).as("S=%s T=%s sigma=%s", c[0], c[1], c[2])
+      assertThat(puts.price(c[0], 100, c[1], c[2]))
+          .as("S=%s T=%s sigma=%s", c[0], c[1], c[2])
           .isCloseTo(reference, within(Math.max(0.001 * reference, 0.01)));
     }
   }

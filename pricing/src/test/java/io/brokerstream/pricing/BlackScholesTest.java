@@ -21,8 +21,14 @@ class BlackScholesTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"100,100,1,0.05,0.2", "50,80,0.25,0.01,0.6", "300,150,2,0.03,0.15", "10,10,0.001,0.05,0.4",
-      "100,100,30,0.05,0.2", "1,1000,1,0.05,0.2"})
+  @CsvSource({
+    "100,100,1,0.05,0.2",
+    "50,80,0.25,0.01,0.6",
+    "300,150,2,0.03,0.15",
+    "10,10,0.001,0.05,0.4",
+    "100,100,30,0.05,0.2",
+    "1,1000,1,0.05,0.2"
+  })
   void putCallParity(double s, double k, double t, double r, double sigma) {
     double call = BlackScholes.price(CALL, s, k, t, r, sigma);
     double put = BlackScholes.price(PUT, s, k, t, r, sigma);
@@ -56,10 +62,12 @@ class BlackScholesTest {
     assertThat(BlackScholes.price(CALL, 105, 100, 1e-9, 0.05, 0.2)).isCloseTo(5.0, within(1e-6));
     assertThat(BlackScholes.price(PUT, 95, 100, 1e-9, 0.05, 0.2)).isCloseTo(5.0, within(1e-6));
     assertThat(BlackScholes.price(CALL, 100, 100, 1e-9, 0.05, 0.2)).isBetween(0.0, 1e-3);
-    assertThat(BlackScholes.price(CALL, 1e6, 1, 1, 0.05, 0.2)).isCloseTo(1e6 - Math.exp(-0.05), within(1e-6));
+    assertThat(BlackScholes.price(CALL, 1e6, 1, 1, 0.05, 0.2))
+        .isCloseTo(1e6 - Math.exp(-0.05), within(1e-6));
     assertThat(BlackScholes.price(CALL, 1, 1e6, 1, 0.05, 0.2)).isBetween(0.0, 1e-12);
     assertThat(BlackScholes.price(PUT, 1e6, 1, 1, 0.05, 0.2)).isBetween(0.0, 1e-12);
-    assertThat(BlackScholes.price(CALL, 100, 90, 1, 0.05, 0.0)).isCloseTo(100 - 90 * Math.exp(-0.05), within(1e-12));
+    assertThat(BlackScholes.price(CALL, 100, 90, 1, 0.05, 0.0))
+        .isCloseTo(100 - 90 * Math.exp(-0.05), within(1e-12));
     for (double t : new double[] {1e-12, 1e-8, 1e-4, 1.0, 50.0}) {
       for (double s : new double[] {1e-6, 1, 100, 1e8}) {
         double v = BlackScholes.price(CALL, s, 100, t, 0.05, 0.8);

@@ -17,7 +17,9 @@ class MarketModelTest {
     }
     MarketModel model = MarketModel.load();
     assertEquals(Double.parseDouble(file.getProperty("rate")), model.rate());
-    assertEquals(Double.parseDouble(file.getProperty("american-put-horizon-years")), model.americanPutHorizonYears());
+    assertEquals(
+        Double.parseDouble(file.getProperty("american-put-horizon-years")),
+        model.americanPutHorizonYears());
     assertEquals(Double.parseDouble(file.getProperty("days-per-year")), model.daysPerYear());
     assertEquals(model.rate(), model.pricer().rate());
   }

@@ -28,10 +28,12 @@ class OptionPricerTest {
     long maturity = java.time.LocalDate.of(2026, 12, 31).toEpochDay();
     long newYear = java.time.LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
     assertThat(pricer.yearsToExpiry(maturity, newYear)).isEqualTo(1.0); // 365 days
-    assertThat(pricer.yearsToExpiry(maturity, newYear + 182 * 86_400_000L + 43_200_000L)).isEqualTo(182.5 / 365);
+    assertThat(pricer.yearsToExpiry(maturity, newYear + 182 * 86_400_000L + 43_200_000L))
+        .isEqualTo(182.5 / 365);
     assertThat(pricer.yearsToExpiry(maturity, (maturity + 1) * 86_400_000L)).isEqualTo(0.0);
     assertThat(pricer.yearsToExpiry(maturity, (maturity + 9) * 86_400_000L)).isEqualTo(0.0);
-    assertThat(new OptionPricer(0.05, 5, 360).yearsToExpiry(maturity, newYear)).isEqualTo(365.0 / 360);
+    assertThat(new OptionPricer(0.05, 5, 360).yearsToExpiry(maturity, newYear))
+        .isEqualTo(365.0 / 360);
   }
 
   @Test
@@ -41,7 +43,8 @@ class OptionPricerTest {
       out.writeObject(pricer);
     }
     OptionPricer copy;
-    try (var in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+    try (var in =
+        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
       copy = (OptionPricer) in.readObject();
     }
     assertThat(copy.price(OptionType.PUT, ExerciseStyle.AMERICAN, 90, 100, 2, 0.3))

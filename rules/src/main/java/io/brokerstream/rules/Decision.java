@@ -8,9 +8,19 @@ public sealed interface Decision {
   record Rejected(ReasonCode reason, String detail) implements Decision {}
 
   /**
-   * A fill: its price per unit, the position and member risk after it, the P&L it realized (with the
-   * quantity it closed and their average cost) and how it moves the account's cash (all micros).
+   * A fill: its price per unit, the position and member risk after it, the P&L it realized (with
+   * the quantity it closed and their average cost) and how it moves the account's cash (all
+   * micros).
    */
-  record Filled(long fillPrice, int multiplier, String underlyingId, PositionState position, RiskState risk,
-      long realized, long closedQuantity, long closedAvgCost, long cashDelta) implements Decision {}
+  record Filled(
+      long fillPrice,
+      int multiplier,
+      String underlyingId,
+      PositionState position,
+      RiskState risk,
+      long realized,
+      long closedQuantity,
+      long closedAvgCost,
+      long cashDelta)
+      implements Decision {}
 }

@@ -1,16 +1,18 @@
 package io.brokerstream.rules;
 
 /**
- * The one rule for every identifier a stranger can name: member, account, instrument and order ids (1 to 64
- * characters) and trace ids (1 to 128), each of ASCII letters, digits and {@code . _ : -}. That covers UUIDs,
- * FIX ClOrdIDs and W3C trace ids, and it never holds the '|' that joins ids in store keys, a control
- * character, a space or a lookalike letter. The gateway applies it before anything is written, the order
- * flow to every record it reads (a record written around the gateway), Postgres to reference data
- * (sql/postgres), and the OpenAPI contract states it as a pattern.
+ * The one rule for every identifier a stranger can name: member, account, instrument and order ids
+ * (1 to 64 characters) and trace ids (1 to 128), each of ASCII letters, digits and {@code . _ : -}.
+ * That covers UUIDs, FIX ClOrdIDs and W3C trace ids, and it never holds the '|' that joins ids in
+ * store keys, a control character, a space or a lookalike letter. The gateway applies it before
+ * anything is written, the order flow to every record it reads (a record written around the
+ * gateway), Postgres to reference data (sql/postgres), and the OpenAPI contract states it as a
+ * pattern.
  */
 public final class Identifiers {
   public static final int MAX_ID = 64;
   public static final int MAX_TRACE_ID = 128;
+
   /** The same rule as a regular expression, for the contract and the database. */
   public static final String PATTERN = "^[A-Za-z0-9._:-]{1,64}$";
 
@@ -25,8 +27,8 @@ public final class Identifiers {
   }
 
   /**
-   * Why {@code text} is not an id of at most {@code max} characters, in words that never repeat more than a
-   * little of it; null when it is one.
+   * Why {@code text} is not an id of at most {@code max} characters, in words that never repeat
+   * more than a little of it; null when it is one.
    */
   public static String problem(String text, int max) {
     if (text == null || text.isEmpty()) {
@@ -37,7 +39,9 @@ public final class Identifiers {
     }
     for (int i = 0; i < text.length(); i++) {
       if (!allowed(text.charAt(i))) {
-        return "may hold only ASCII letters, digits and . _ : - (character " + (i + 1) + " is not one)";
+        return "may hold only ASCII letters, digits and . _ : - (character "
+            + (i + 1)
+            + " is not one)";
       }
     }
     return null;
@@ -56,7 +60,12 @@ public final class Identifiers {
   }
 
   private static boolean allowed(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || c == '.' || c == '_' || c == ':' || c == '-';
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '.'
+        || c == '_'
+        || c == ':'
+        || c == '-';
   }
 }

@@ -23,10 +23,12 @@ public final class ClientLogin {
     try (Reader in = Files.newBufferedReader(Path.of(path.trim()))) {
       p.load(in);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read the Kafka client login " + path + ": " + e, e);
+      throw new IllegalArgumentException(
+          "cannot read the Kafka client login " + path + ": " + e, e);
     }
     if (!p.containsKey("security.protocol")) {
-      throw new IllegalArgumentException("Kafka client login " + path + " names no security.protocol");
+      throw new IllegalArgumentException(
+          "Kafka client login " + path + " names no security.protocol");
     }
     return p;
   }

@@ -39,7 +39,10 @@ public final class Micros {
     if (!Double.isFinite(value)) {
       throw new ArithmeticException("not a finite price: " + value);
     }
-    return new BigDecimal(value).setScale(SCALE, RoundingMode.HALF_EVEN).movePointRight(SCALE).longValueExact();
+    return new BigDecimal(value)
+        .setScale(SCALE, RoundingMode.HALF_EVEN)
+        .movePointRight(SCALE)
+        .longValueExact();
   }
 
   /** A price in micros as a double, for model inputs only. */
@@ -54,7 +57,8 @@ public final class Micros {
 
   /** total / quantity rounded half-even to the micro: an average price. */
   public static long divide(long totalMicros, long quantity) {
-    return BigDecimal.valueOf(totalMicros).divide(BigDecimal.valueOf(quantity), 0, RoundingMode.HALF_EVEN)
+    return BigDecimal.valueOf(totalMicros)
+        .divide(BigDecimal.valueOf(quantity), 0, RoundingMode.HALF_EVEN)
         .longValueExact();
   }
 }

@@ -44,27 +44,44 @@ public final class AvroCodec<T> {
 
   private final DatumReader<T> fastReader; // for data written with exactly our schema
 
-  private AvroCodec(SchemaRegistry registry, Schema readerSchema, GenericData model, boolean autoRegister,
-      DatumWriter<T> fastWriter, DatumReader<T> fastReader) {
+  private AvroCodec(
+      SchemaRegistry registry,
+      Schema readerSchema,
+      GenericData model,
+      boolean autoRegister,
+      DatumWriter<T> fastWriter,
+      DatumReader<T> fastReader) {
     this.registry = registry;
     this.readerSchema = readerSchema;
     this.model = model;
     this.autoRegister = autoRegister;
-    this.writer = fastWriter != null ? fastWriter : readerSchema == null ? null : newWriter(readerSchema, model);
+    this.writer =
+        fastWriter != null
+            ? fastWriter
+            : readerSchema == null ? null : newWriter(readerSchema, model);
     this.fastReader = fastReader;
-    this.registeredSchema = readerSchema == null ? null : RegistrySchemas.withoutJavaProperties(readerSchema);
+    this.registeredSchema =
+        readerSchema == null ? null : RegistrySchemas.withoutJavaProperties(readerSchema);
   }
 
-  /** Records of a generated class; writes its schema, reads any compatible writer schema into it. */
-  public static <T extends SpecificRecord> AvroCodec<T> specific(Class<T> type, SchemaRegistry registry,
-      boolean autoRegister) {
+  /**
+   * Records of a generated class; writes its schema, reads any compatible writer schema into it.
+   */
+  public static <T extends SpecificRecord> AvroCodec<T> specific(
+      Class<T> type, SchemaRegistry registry, boolean autoRegister) {
     SpecificData model = SpecificData.getForClass(type);
-    return new AvroCodec<>(registry, model.getSchema(type), model, autoRegister, FastCoders.writer(type),
+    return new AvroCodec<>(
+        registry,
+        model.getSchema(type),
+        model,
+        autoRegister,
+        FastCoders.writer(type),
         FastCoders.reader(type));
   }
 
   /** Records of a generated class through Avro's generic machinery only (tests compare the two). */
-  static <T extends SpecificRecord> AvroCodec<T> specificWithoutFastCoders(Class<T> type, SchemaRegistry registry) {
+  static <T extends SpecificRecord> AvroCodec<T> specificWithoutFastCoders(
+      Class<T> type, SchemaRegistry registry) {
     SpecificData model = SpecificData.getForClass(type);
     return new AvroCodec<>(registry, model.getSchema(type), model, true, null, null);
   }
@@ -74,7 +91,10 @@ public final class AvroCodec<T> {
     return new AvroCodec<>(registry, null, GenericData.get(), true, null, null);
   }
 
-  /** The registry id of this codec's schema under a subject, for writers that frame records themselves. */
+  /**
+   * The registry id of this codec's schema under a subject, for writers that frame records
+   * themselves.
+   */
   public int schemaId(String subject) {
     if (readerSchema == null) {
       throw new IllegalStateException("a generic codec writes each record's own schema");
@@ -88,9 +108,10 @@ public final class AvroCodec<T> {
       return null;
     }
     Schema schema = readerSchema != null ? readerSchema : ((GenericRecord) record).getSchema();
-    int id = readerSchema != null
-        ? schemaId(subject)
-        : resolveId(subject, RegistrySchemas.withoutJavaProperties(schema));
+    int id =
+        readerSchema != null
+            ? schemaId(subject)
+            : resolveId(subject, RegistrySchemas.withoutJavaProperties(schema));
     DatumWriter<T> datumWriter = writer != null ? writer : newWriter(schema, model);
     Buffers b = buffers.get();
     b.out.reset();
@@ -104,7 +125,8 @@ public final class AvroCodec<T> {
       datumWriter.write(record, b.encoder);
       b.encoder.flush();
     } catch (IOException | RuntimeException e) {
-      throw new SerdeException("cannot encode " + schema.getFullName() + " for " + subject + ": " + e.getMessage(), e);
+      throw new SerdeException(
+          "cannot encode " + schema.getFullName() + " for " + subject + ": " + e.getMessage(), e);
     }
     return b.out.toByteArray();
   }
@@ -131,7 +153,9 @@ public final class AvroCodec<T> {
     }
   }
 
-  /** The schema id a framed record carries; fails on anything that is not the Confluent wire format. */
+  /**
+   * The schema id a framed record carries; fails on anything that is not the Confluent wire format.
+   */
   public static int schemaId(byte[] data) {
     if (data.length < HEADER) {
       throw new SerdeException("not the Confluent wire format: " + data.length + " bytes");
@@ -153,7 +177,8 @@ public final class AvroCodec<T> {
       return fastReader;
     }
     if (readerSchema == null) {
-      return (DatumReader<T>) new GenericDatumReader<GenericRecord>(writerSchema, writerSchema, model);
+      return (DatumReader<T>)
+          new GenericDatumReader<GenericRecord>(writerSchema, writerSchema, model);
     }
     return new SpecificDatumReader<>(writerSchema, readerSchema, (SpecificData) model);
   }

@@ -1,11 +1,11 @@
 package io.brokerstream.serde;
 
 import io.brokerstream.avro.Order;
-import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.TimeInForce;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -20,10 +20,10 @@ import org.apache.avro.io.Encoder;
 
 /**
  * Hand-written Avro coders for the records the order flow reads or writes once per order. The
- * generic writers walk the schema and convert logical types through lookups on every record; at tens
- * of thousands of orders a second that was a seventh of the stream threads' time. These write the
- * fields in schema order directly. Tests compare their bytes with Avro's own for random records, so
- * a schema change that is not mirrored here fails the build.
+ * generic writers walk the schema and convert logical types through lookups on every record; at
+ * tens of thousands of orders a second that was a seventh of the stream threads' time. These write
+ * the fields in schema order directly. Tests compare their bytes with Avro's own for random
+ * records, so a schema change that is not mirrored here fails the build.
  */
 final class FastCoders {
   private static final int MONEY_SCALE = 6;
@@ -31,21 +31,24 @@ final class FastCoders {
 
   private FastCoders() {}
 
-  private static final Map<Class<?>, DatumWriter<?>> WRITERS = Map.of(
-      OrderResult.class, (Writer<OrderResult>) FastCoders::writeResult,
-      Position.class, (Writer<Position>) FastCoders::writePosition,
-      RealizedPnl.class, (Writer<RealizedPnl>) FastCoders::writeRealized,
-      Order.class, (Writer<Order>) FastCoders::writeOrder);
+  private static final Map<Class<?>, DatumWriter<?>> WRITERS =
+      Map.of(
+          OrderResult.class, (Writer<OrderResult>) FastCoders::writeResult,
+          Position.class, (Writer<Position>) FastCoders::writePosition,
+          RealizedPnl.class, (Writer<RealizedPnl>) FastCoders::writeRealized,
+          Order.class, (Writer<Order>) FastCoders::writeOrder);
 
-  private static final Map<Class<?>, DatumReader<?>> READERS = Map.of(
-      Order.class, (Reader<Order>) FastCoders::readOrder);
+  private static final Map<Class<?>, DatumReader<?>> READERS =
+      Map.of(Order.class, (Reader<Order>) FastCoders::readOrder);
 
   @SuppressWarnings("unchecked")
   static <T> DatumWriter<T> writer(Class<T> type) {
     return (DatumWriter<T>) WRITERS.get(type);
   }
 
-  /** A reader for data written with exactly the class's own schema (else Avro's resolving reader). */
+  /**
+   * A reader for data written with exactly the class's own schema (else Avro's resolving reader).
+   */
   @SuppressWarnings("unchecked")
   static <T> DatumReader<T> reader(Class<T> type) {
     return (DatumReader<T>) READERS.get(type);
@@ -77,7 +80,8 @@ final class FastCoders {
     }
   }
 
-  // --- records, fields in schema order -------------------------------------------------------------
+  // --- records, fields in schema order
+  // -------------------------------------------------------------
   private static void writeResult(OrderResult r, Encoder out) throws IOException {
     out.writeString(r.getOrderId());
     out.writeString(r.getMemberId());
@@ -159,7 +163,8 @@ final class FastCoders {
     return o;
   }
 
-  // --- fields --------------------------------------------------------------------------------------
+  // --- fields
+  // --------------------------------------------------------------------------------------
   private static void optionalString(Encoder out, String value) throws IOException {
     if (value == null) {
       out.writeIndex(0);
@@ -181,11 +186,15 @@ final class FastCoders {
   /** decimal(18,6) as Avro writes it: the unscaled value's minimal two's-complement bytes. */
   private static void money(Encoder out, BigDecimal value) throws IOException {
     if (value.scale() != MONEY_SCALE) {
-      throw new AvroTypeException("Cannot encode decimal with scale " + value.scale() + " as scale " + MONEY_SCALE);
+      throw new AvroTypeException(
+          "Cannot encode decimal with scale " + value.scale() + " as scale " + MONEY_SCALE);
     }
     if (value.precision() > MONEY_PRECISION) {
-      throw new AvroTypeException("Cannot encode decimal with precision " + value.precision() + " as max precision "
-          + MONEY_PRECISION);
+      throw new AvroTypeException(
+          "Cannot encode decimal with precision "
+              + value.precision()
+              + " as max precision "
+              + MONEY_PRECISION);
     }
     out.writeBytes(value.unscaledValue().toByteArray());
   }

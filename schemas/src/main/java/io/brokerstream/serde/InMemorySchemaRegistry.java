@@ -17,10 +17,13 @@ public final class InMemorySchemaRegistry implements SchemaRegistry {
 
   @Override
   public synchronized int register(String subject, Schema schema) {
-    int id = ids.computeIfAbsent(schema, s -> {
-      byId.add(s);
-      return byId.size();
-    });
+    int id =
+        ids.computeIfAbsent(
+            schema,
+            s -> {
+              byId.add(s);
+              return byId.size();
+            });
     List<Schema> versions = subjects.computeIfAbsent(subject, s -> new ArrayList<>());
     if (!versions.contains(schema)) {
       versions.add(schema);

@@ -13,8 +13,8 @@ import org.apache.avro.Schema;
 /**
  * The text of a schema as it goes to the registry. Classes generated with {@code stringType=String}
  * carry an {@code avro.java.string} property on every string; it means nothing to other languages,
- * and leaving it in would make the Java text differ from the Python tools' text for the same schema,
- * registering a needless second version of every subject.
+ * and leaving it in would make the Java text differ from the Python tools' text for the same
+ * schema, registering a needless second version of every subject.
  */
 public final class RegistrySchemas {
   private static final ObjectMapper JSON = new ObjectMapper();

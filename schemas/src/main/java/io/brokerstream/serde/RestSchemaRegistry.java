@@ -21,9 +21,9 @@ import org.apache.avro.Schema;
  * only by a schema this process has not met yet.
  *
  * <p>A registry that cannot be reached, times out or answers 5xx is asked again with backoff (0.1 s
- * doubling to 5 s) for up to {@code retryFor} (2 minutes by default); after that the call fails with
- * {@link RegistryUnavailableException}, which callers must not treat as a bad record. A 4xx answer
- * (an unknown id, an incompatible schema) is final at once.
+ * doubling to 5 s) for up to {@code retryFor} (2 minutes by default); after that the call fails
+ * with {@link RegistryUnavailableException}, which callers must not treat as a bad record. A 4xx
+ * answer (an unknown id, an incompatible schema) is final at once.
  */
 public final class RestSchemaRegistry implements SchemaRegistry {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,23 +53,31 @@ public final class RestSchemaRegistry implements SchemaRegistry {
 
   @Override
   public int register(String subject, Schema schema) {
-    return idsBySubjectSchema.computeIfAbsent(key(subject, schema),
-        k -> post("/subjects/" + encode(subject) + "/versions", schema, "register under " + subject));
+    return idsBySubjectSchema.computeIfAbsent(
+        key(subject, schema),
+        k ->
+            post(
+                "/subjects/" + encode(subject) + "/versions", schema, "register under " + subject));
   }
 
   @Override
   public int lookup(String subject, Schema schema) {
-    return idsBySubjectSchema.computeIfAbsent(key(subject, schema),
+    return idsBySubjectSchema.computeIfAbsent(
+        key(subject, schema),
         k -> post("/subjects/" + encode(subject), schema, "look up under " + subject));
   }
 
   @Override
   public Schema schemaById(int id) {
-    return schemasById.computeIfAbsent(id, i -> {
-      JsonNode body = send(HttpRequest.newBuilder(URI.create(baseUrl + "/schemas/ids/" + i)).GET(),
-          "fetch schema id " + i);
-      return new Schema.Parser().parse(body.get("schema").asText());
-    });
+    return schemasById.computeIfAbsent(
+        id,
+        i -> {
+          JsonNode body =
+              send(
+                  HttpRequest.newBuilder(URI.create(baseUrl + "/schemas/ids/" + i)).GET(),
+                  "fetch schema id " + i);
+          return new Schema.Parser().parse(body.get("schema").asText());
+        });
   }
 
   private int post(String path, Schema schema, String what) {
@@ -79,9 +87,12 @@ public final class RestSchemaRegistry implements SchemaRegistry {
     } catch (IOException e) {
       throw new SerdeException("cannot encode request to " + what, e);
     }
-    JsonNode body = send(HttpRequest.newBuilder(URI.create(baseUrl + path))
-        .header("Content-Type", CONTENT_TYPE)
-        .POST(HttpRequest.BodyPublishers.ofString(payload)), what);
+    JsonNode body =
+        send(
+            HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .header("Content-Type", CONTENT_TYPE)
+                .POST(HttpRequest.BodyPublishers.ofString(payload)),
+            what);
     JsonNode id = body.get("id");
     if (id == null || !id.canConvertToInt()) {
       throw new SerdeException("registry answered without an id to " + what + ": " + body);
@@ -110,23 +121,38 @@ public final class RestSchemaRegistry implements SchemaRegistry {
         cause = e;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new RegistryUnavailableException("interrupted while asking the schema registry to " + what, e);
+        throw new RegistryUnavailableException(
+            "interrupted while asking the schema registry to " + what, e);
       }
       if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
-        throw new RegistryUnavailableException("schema registry " + baseUrl + " unreachable to " + what + " for "
-            + retryFor.toSeconds() + " s: " + failure, cause);
+        throw new RegistryUnavailableException(
+            "schema registry "
+                + baseUrl
+                + " unreachable to "
+                + what
+                + " for "
+                + retryFor.toSeconds()
+                + " s: "
+                + failure,
+            cause);
       }
       sleep(backoffMs);
       backoffMs = Math.min(5000, backoffMs * 2);
     }
     if (response.statusCode() / 100 != 2) {
-      throw new SerdeException("schema registry refused to " + what + ": HTTP " + response.statusCode()
-          + " " + response.body());
+      throw new SerdeException(
+          "schema registry refused to "
+              + what
+              + ": HTTP "
+              + response.statusCode()
+              + " "
+              + response.body());
     }
     try {
       return JSON.readTree(response.body());
     } catch (IOException e) {
-      throw new SerdeException("schema registry sent unreadable JSON to " + what + ": " + response.body(), e);
+      throw new SerdeException(
+          "schema registry sent unreadable JSON to " + what + ": " + response.body(), e);
     }
   }
 
@@ -135,7 +161,8 @@ public final class RestSchemaRegistry implements SchemaRegistry {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RegistryUnavailableException("interrupted while waiting for the schema registry", e);
+      throw new RegistryUnavailableException(
+          "interrupted while waiting for the schema registry", e);
     }
   }
 

@@ -11,7 +11,9 @@ public interface SchemaRegistry {
   /** The id of {@code schema} under {@code subject}; registers it first if it is new there. */
   int register(String subject, Schema schema);
 
-  /** The id of {@code schema} if it is already registered under {@code subject}; never registers. */
+  /**
+   * The id of {@code schema} if it is already registered under {@code subject}; never registers.
+   */
   int lookup(String subject, Schema schema);
 
   /** The schema with this id (the writer schema of a record that carries the id). */

@@ -21,8 +21,10 @@ class ClientLoginTest {
   @Test
   void readsTheLoginWithItsQuotedJaasLine() throws Exception {
     Path f = dir.resolve("client.properties");
-    Files.writeString(f, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
-        + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"tools\" password=\"a=b\\\\c\";\n");
+    Files.writeString(
+        f,
+        "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+            + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"tools\" password=\"a=b\\\\c\";\n");
     var p = ClientLogin.load(f.toString());
     assertEquals("SASL_SSL", p.getProperty("security.protocol"));
     assertTrue(p.getProperty("sasl.jaas.config").endsWith("password=\"a=b\\c\";"));
@@ -30,7 +32,8 @@ class ClientLoginTest {
 
   @Test
   void aMissingOrEmptyFileIsAnError() throws Exception {
-    assertThrows(IllegalArgumentException.class, () -> ClientLogin.load(dir.resolve("absent").toString()));
+    assertThrows(
+        IllegalArgumentException.class, () -> ClientLogin.load(dir.resolve("absent").toString()));
     Path empty = Files.writeString(dir.resolve("empty.properties"), "");
     assertThrows(IllegalArgumentException.class, () -> ClientLogin.load(empty.toString()));
   }

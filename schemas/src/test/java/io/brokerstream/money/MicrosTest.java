@@ -23,13 +23,14 @@ class MicrosTest {
   @Test
   void productsFailOnOverflowInsteadOfWrapping() {
     assertThat(Micros.times(Micros.parse("10.5"), 3)).isEqualTo(Micros.parse("31.5"));
-    assertThatThrownBy(() -> Micros.times(Long.MAX_VALUE / 2, 3)).isInstanceOf(ArithmeticException.class);
+    assertThatThrownBy(() -> Micros.times(Long.MAX_VALUE / 2, 3))
+        .isInstanceOf(ArithmeticException.class);
   }
 
   @Test
   void averagesRoundHalfEvenToTheMicro() {
-    assertThat(Micros.divide(10, 4)).isEqualTo(2);   // 2.5 -> 2
-    assertThat(Micros.divide(14, 4)).isEqualTo(4);   // 3.5 -> 4
+    assertThat(Micros.divide(10, 4)).isEqualTo(2); // 2.5 -> 2
+    assertThat(Micros.divide(14, 4)).isEqualTo(4); // 3.5 -> 4
     assertThat(Micros.divide(-10, 4)).isEqualTo(-2);
     assertThat(Micros.divide(Micros.parse("100"), 3)).isEqualTo(33_333_333L);
   }
@@ -37,7 +38,7 @@ class MicrosTest {
   @Test
   void modelValuesRoundHalfEven() {
     assertThat(Micros.ofModel(10.450583572185565)).isEqualTo(10_450_584L);
-    assertThat(Micros.ofModel(0.0000005)).isEqualTo(0L);  // binary 5e-7 is just below half
+    assertThat(Micros.ofModel(0.0000005)).isEqualTo(0L); // binary 5e-7 is just below half
     assertThatThrownBy(() -> Micros.ofModel(Double.NaN)).isInstanceOf(ArithmeticException.class);
   }
 }

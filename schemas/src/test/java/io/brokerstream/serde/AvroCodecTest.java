@@ -20,9 +20,15 @@ class AvroCodecTest {
 
   static Order order() {
     return Order.newBuilder()
-        .setOrderId("o-1").setAccountId("A0000001").setInstrumentId("EQ000001")
-        .setSide(Side.BUY).setQuantity(100).setLimitPrice(new BigDecimal("101.250000"))
-        .setShortSale(false).setClientTs(Instant.ofEpochMilli(1_795_000_000_123L)).setTraceId(null)
+        .setOrderId("o-1")
+        .setAccountId("A0000001")
+        .setInstrumentId("EQ000001")
+        .setSide(Side.BUY)
+        .setQuantity(100)
+        .setLimitPrice(new BigDecimal("101.250000"))
+        .setShortSale(false)
+        .setClientTs(Instant.ofEpochMilli(1_795_000_000_123L))
+        .setTraceId(null)
         .build();
   }
 
@@ -30,7 +36,10 @@ class AvroCodecTest {
   void roundTripsThroughTheWireFormat() {
     byte[] bytes = codec.encode("orders-value", order());
     assertThat(bytes[0]).isEqualTo(AvroCodec.MAGIC);
-    assertThat(AvroCodec.schemaId(bytes)).isEqualTo(registry.lookup("orders-value", RegistrySchemas.withoutJavaProperties(Order.getClassSchema())));
+    assertThat(AvroCodec.schemaId(bytes))
+        .isEqualTo(
+            registry.lookup(
+                "orders-value", RegistrySchemas.withoutJavaProperties(Order.getClassSchema())));
     assertThat(ByteBuffer.wrap(bytes, 1, 4).getInt()).isEqualTo(1);
     assertThat(codec.decode(bytes)).isEqualTo(order());
   }
@@ -41,20 +50,34 @@ class AvroCodecTest {
     codec.encode("orders-value", order());
     codec.encode("other-value", order());
     assertThat(registry.subjects()).containsExactlyInAnyOrder("orders-value", "other-value");
-    assertThat(registry.lookup("other-value", RegistrySchemas.withoutJavaProperties(Order.getClassSchema()))).isEqualTo(1);
+    assertThat(
+            registry.lookup(
+                "other-value", RegistrySchemas.withoutJavaProperties(Order.getClassSchema())))
+        .isEqualTo(1);
   }
 
   @Test
   void readsDataWrittenWithAnOlderCompatibleSchema() {
     // The first version of Order had no trace_id; the current reader fills in its default.
-    Schema v1 = SchemaBuilder.record("Order").namespace("io.brokerstream.avro").fields()
-        .requiredString("order_id").requiredString("account_id").requiredString("instrument_id")
-        .name("side").type(Order.getClassSchema().getField("side").schema()).noDefault()
-        .requiredLong("quantity")
-        .name("limit_price").type(Order.getClassSchema().getField("limit_price").schema()).withDefault(null)
-        .requiredBoolean("short_sale")
-        .name("client_ts").type(Order.getClassSchema().getField("client_ts").schema()).noDefault()
-        .endRecord();
+    Schema v1 =
+        SchemaBuilder.record("Order")
+            .namespace("io.brokerstream.avro")
+            .fields()
+            .requiredString("order_id")
+            .requiredString("account_id")
+            .requiredString("instrument_id")
+            .name("side")
+            .type(Order.getClassSchema().getField("side").schema())
+            .noDefault()
+            .requiredLong("quantity")
+            .name("limit_price")
+            .type(Order.getClassSchema().getField("limit_price").schema())
+            .withDefault(null)
+            .requiredBoolean("short_sale")
+            .name("client_ts")
+            .type(Order.getClassSchema().getField("client_ts").schema())
+            .noDefault()
+            .endRecord();
     GenericRecord old = new GenericData.Record(v1);
     old.put("order_id", "o-old");
     old.put("account_id", "A1");
@@ -76,11 +99,14 @@ class AvroCodecTest {
   @Test
   void rejectsWhatIsNotTheWireFormat() {
     assertThatThrownBy(() -> codec.decode(new byte[] {1, 0, 0, 0, 1, 2}))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("magic byte 1");
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("magic byte 1");
     assertThatThrownBy(() -> codec.decode(new byte[] {0, 0}))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("2 bytes");
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("2 bytes");
     assertThatThrownBy(() -> codec.decode(new byte[] {0, 0, 0, 0, 9, 2}))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("unknown schema id 9");
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("unknown schema id 9");
   }
 
   @Test
@@ -89,7 +115,8 @@ class AvroCodecTest {
     byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 3);
     assertThatThrownBy(() -> codec.decode(truncated)).isInstanceOf(SerdeException.class);
     byte[] trailing = java.util.Arrays.copyOf(bytes, bytes.length + 1);
-    assertThatThrownBy(() -> codec.decode(trailing)).isInstanceOf(SerdeException.class)
+    assertThatThrownBy(() -> codec.decode(trailing))
+        .isInstanceOf(SerdeException.class)
         .hasMessageContaining("trailing");
   }
 
@@ -104,7 +131,8 @@ class AvroCodecTest {
   void withoutAutoRegistrationAnUnknownSchemaFails() {
     AvroCodec<Order> strict = AvroCodec.specific(Order.class, registry, false);
     assertThatThrownBy(() -> strict.encode("orders-value", order()))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("not registered");
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("not registered");
   }
 
   @Test

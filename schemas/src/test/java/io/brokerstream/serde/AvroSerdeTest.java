@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class AvroSerdeTest {
   private final InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
-  private final AvroSerde<Order> serde = new AvroSerde<>(AvroCodec.specific(Order.class, registry, true));
+  private final AvroSerde<Order> serde =
+      new AvroSerde<>(AvroCodec.specific(Order.class, registry, true));
 
   @Test
   void subjectsFollowTopicNameStrategy() {
@@ -25,7 +26,8 @@ class AvroSerdeTest {
   @Test
   void decodingFailuresBecomeKafkaSerializationExceptionsNamingTheTopic() {
     assertThatThrownBy(() -> serde.deserializer().deserialize("orders", "not avro".getBytes()))
-        .isInstanceOf(SerializationException.class).hasMessageContaining("topic orders");
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("topic orders");
   }
 
   @Test

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brokerstream.avro.Order;
-import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.TimeInForce;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Random;
@@ -23,8 +23,13 @@ class FastCodersTest {
   private final InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
 
   private BigDecimal money() {
-    long[] edges = {0, 1, -1, 127, 128, -128, -129, 255, 256, 999_999_999_999_999_999L, -999_999_999_999_999_999L};
-    long v = rng.nextInt(4) == 0 ? edges[rng.nextInt(edges.length)] : rng.nextLong() % 1_000_000_000_000_000L;
+    long[] edges = {
+      0, 1, -1, 127, 128, -128, -129, 255, 256, 999_999_999_999_999_999L, -999_999_999_999_999_999L
+    };
+    long v =
+        rng.nextInt(4) == 0
+            ? edges[rng.nextInt(edges.length)]
+            : rng.nextLong() % 1_000_000_000_000_000L;
     return BigDecimal.valueOf(v, 6);
   }
 
@@ -48,58 +53,130 @@ class FastCodersTest {
   void orderResults() {
     for (int i = 0; i < 2000; i++) {
       boolean accepted = rng.nextBoolean();
-      sameBytes(OrderResult.class, OrderResult.newBuilder().setOrderId(text()).setMemberId(text()).setAccountId(text())
-          .setInstrumentId(text()).setSide(Side.values()[rng.nextInt(2)]).setQuantity(rng.nextLong())
-          .setStatus(accepted ? OrderStatus.ACCEPTED : OrderStatus.REJECTED)
-          .setReason(accepted ? null : ReasonCode.values()[rng.nextInt(ReasonCode.values().length)])
-          .setReasonDetail(accepted ? null : text()).setFillPrice(accepted ? money() : null)
-          .setRealizedPnl(accepted ? money() : null).setClientTs(ts()).setIngestTs(ts()).setProcessedTs(ts())
-          .setTraceId(rng.nextBoolean() ? null : text()).setLimitPrice(rng.nextBoolean() ? null : money())
-          .setShortSale(rng.nextBoolean()).build());
+      sameBytes(
+          OrderResult.class,
+          OrderResult.newBuilder()
+              .setOrderId(text())
+              .setMemberId(text())
+              .setAccountId(text())
+              .setInstrumentId(text())
+              .setSide(Side.values()[rng.nextInt(2)])
+              .setQuantity(rng.nextLong())
+              .setStatus(accepted ? OrderStatus.ACCEPTED : OrderStatus.REJECTED)
+              .setReason(
+                  accepted ? null : ReasonCode.values()[rng.nextInt(ReasonCode.values().length)])
+              .setReasonDetail(accepted ? null : text())
+              .setFillPrice(accepted ? money() : null)
+              .setRealizedPnl(accepted ? money() : null)
+              .setClientTs(ts())
+              .setIngestTs(ts())
+              .setProcessedTs(ts())
+              .setTraceId(rng.nextBoolean() ? null : text())
+              .setLimitPrice(rng.nextBoolean() ? null : money())
+              .setShortSale(rng.nextBoolean())
+              .build());
     }
   }
 
   @Test
   void positionsAndRealizedPnl() {
     for (int i = 0; i < 2000; i++) {
-      sameBytes(Position.class, Position.newBuilder().setAccountId(text()).setMemberId(text()).setInstrumentId(text())
-          .setUnderlyingId(text()).setMultiplier(rng.nextInt()).setQuantity(rng.nextLong()).setAvgCost(money())
-          .setRealizedPnl(money()).setVersion(rng.nextLong()).setUpdatedTs(ts()).build());
-      sameBytes(RealizedPnl.class, RealizedPnl.newBuilder().setOrderId(text()).setAccountId(text()).setMemberId(text())
-          .setInstrumentId(text()).setClosedQuantity(rng.nextLong()).setFillPrice(money()).setAvgCost(money())
-          .setRealizedPnl(money()).setTs(ts()).setIngestTs(ts()).build());
+      sameBytes(
+          Position.class,
+          Position.newBuilder()
+              .setAccountId(text())
+              .setMemberId(text())
+              .setInstrumentId(text())
+              .setUnderlyingId(text())
+              .setMultiplier(rng.nextInt())
+              .setQuantity(rng.nextLong())
+              .setAvgCost(money())
+              .setRealizedPnl(money())
+              .setVersion(rng.nextLong())
+              .setUpdatedTs(ts())
+              .build());
+      sameBytes(
+          RealizedPnl.class,
+          RealizedPnl.newBuilder()
+              .setOrderId(text())
+              .setAccountId(text())
+              .setMemberId(text())
+              .setInstrumentId(text())
+              .setClosedQuantity(rng.nextLong())
+              .setFillPrice(money())
+              .setAvgCost(money())
+              .setRealizedPnl(money())
+              .setTs(ts())
+              .setIngestTs(ts())
+              .build());
     }
   }
 
   @Test
   void orders() {
     for (int i = 0; i < 2000; i++) {
-      sameBytes(Order.class, Order.newBuilder().setOrderId(text()).setAccountId(text()).setInstrumentId(text())
-          .setSide(Side.values()[rng.nextInt(2)]).setQuantity(rng.nextLong())
-          .setLimitPrice(rng.nextBoolean() ? null : money()).setShortSale(rng.nextBoolean()).setClientTs(ts())
-          .setTraceId(rng.nextBoolean() ? null : text())
-          .setTimeInForce(TimeInForce.values()[rng.nextInt(TimeInForce.values().length)])
-          .setStopPrice(rng.nextBoolean() ? null : money()).build());
+      sameBytes(
+          Order.class,
+          Order.newBuilder()
+              .setOrderId(text())
+              .setAccountId(text())
+              .setInstrumentId(text())
+              .setSide(Side.values()[rng.nextInt(2)])
+              .setQuantity(rng.nextLong())
+              .setLimitPrice(rng.nextBoolean() ? null : money())
+              .setShortSale(rng.nextBoolean())
+              .setClientTs(ts())
+              .setTraceId(rng.nextBoolean() ? null : text())
+              .setTimeInForce(TimeInForce.values()[rng.nextInt(TimeInForce.values().length)])
+              .setStopPrice(rng.nextBoolean() ? null : money())
+              .build());
     }
   }
 
   @Test
   void moreThanEighteenDigitsAreRefusedLikeAvroRefusesThem() {
-    Position p = Position.newBuilder().setAccountId("a").setMemberId("m").setInstrumentId("i").setUnderlyingId("i")
-        .setMultiplier(1).setQuantity(1).setAvgCost(BigDecimal.valueOf(Long.MAX_VALUE, 6))
-        .setRealizedPnl(BigDecimal.ZERO.setScale(6)).setVersion(1).setUpdatedTs(Instant.EPOCH).build();
-    assertThatThrownBy(() -> AvroCodec.specific(Position.class, registry, true).encode("t-value", p))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("precision 19");
-    assertThatThrownBy(() -> AvroCodec.specificWithoutFastCoders(Position.class, registry).encode("t-value", p))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("precision 19");
+    Position p =
+        Position.newBuilder()
+            .setAccountId("a")
+            .setMemberId("m")
+            .setInstrumentId("i")
+            .setUnderlyingId("i")
+            .setMultiplier(1)
+            .setQuantity(1)
+            .setAvgCost(BigDecimal.valueOf(Long.MAX_VALUE, 6))
+            .setRealizedPnl(BigDecimal.ZERO.setScale(6))
+            .setVersion(1)
+            .setUpdatedTs(Instant.EPOCH)
+            .build();
+    assertThatThrownBy(
+            () -> AvroCodec.specific(Position.class, registry, true).encode("t-value", p))
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("precision 19");
+    assertThatThrownBy(
+            () ->
+                AvroCodec.specificWithoutFastCoders(Position.class, registry).encode("t-value", p))
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("precision 19");
   }
 
   @Test
   void aDecimalOfAnotherScaleIsRefusedLikeAvroRefusesIt() {
-    Position p = Position.newBuilder().setAccountId("a").setMemberId("m").setInstrumentId("i").setUnderlyingId("i")
-        .setMultiplier(1).setQuantity(1).setAvgCost(new BigDecimal("1.5")).setRealizedPnl(BigDecimal.ZERO.setScale(6))
-        .setVersion(1).setUpdatedTs(Instant.EPOCH).build();
-    assertThatThrownBy(() -> AvroCodec.specific(Position.class, registry, true).encode("t-value", p))
-        .isInstanceOf(SerdeException.class).hasMessageContaining("scale 1");
+    Position p =
+        Position.newBuilder()
+            .setAccountId("a")
+            .setMemberId("m")
+            .setInstrumentId("i")
+            .setUnderlyingId("i")
+            .setMultiplier(1)
+            .setQuantity(1)
+            .setAvgCost(new BigDecimal("1.5"))
+            .setRealizedPnl(BigDecimal.ZERO.setScale(6))
+            .setVersion(1)
+            .setUpdatedTs(Instant.EPOCH)
+            .build();
+    assertThatThrownBy(
+            () -> AvroCodec.specific(Position.class, registry, true).encode("t-value", p))
+        .isInstanceOf(SerdeException.class)
+        .hasMessageContaining("scale 1");
   }
 }

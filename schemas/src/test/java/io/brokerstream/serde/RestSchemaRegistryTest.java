@@ -27,34 +27,38 @@ class RestSchemaRegistryTest {
   @BeforeEach
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/", exchange -> {
-      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-      String path = exchange.getRequestURI().getPath();
-      requests.add(exchange.getRequestMethod() + " " + path);
-      String answer;
-      int status = 200;
-      if (failing > 0) {
-        failing--;
-        status = 503;
-        answer = "{\"error_code\": 50301}";
-      } else if (path.equals("/subjects/ticks-value/versions")) {
-        Map<?, ?> request = json.readValue(body, Map.class);
-        assertThat(request.get("schemaType")).isEqualTo("AVRO");
-        answer = "{\"id\": 17}";
-      } else if (path.equals("/schemas/ids/17")) {
-        answer = json.writeValueAsString(Map.of("schema", PriceTick.getClassSchema().toString()));
-      } else if (path.equals("/subjects/bad-value/versions")) {
-        status = 409;
-        answer = "{\"error_code\": 409, \"message\": \"Incompatible schema\"}";
-      } else {
-        status = 404;
-        answer = "{\"error_code\": 40401}";
-      }
-      byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(status, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          String path = exchange.getRequestURI().getPath();
+          requests.add(exchange.getRequestMethod() + " " + path);
+          String answer;
+          int status = 200;
+          if (failing > 0) {
+            failing--;
+            status = 503;
+            answer = "{\"error_code\": 50301}";
+          } else if (path.equals("/subjects/ticks-value/versions")) {
+            Map<?, ?> request = json.readValue(body, Map.class);
+            assertThat(request.get("schemaType")).isEqualTo("AVRO");
+            answer = "{\"id\": 17}";
+          } else if (path.equals("/schemas/ids/17")) {
+            answer =
+                json.writeValueAsString(Map.of("schema", PriceTick.getClassSchema().toString()));
+          } else if (path.equals("/subjects/bad-value/versions")) {
+            status = 409;
+            answer = "{\"error_code\": 409, \"message\": \"Incompatible schema\"}";
+          } else {
+            status = 404;
+            answer = "{\"error_code\": 40401}";
+          }
+          byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(status, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
     server.start();
   }
 
@@ -89,23 +93,28 @@ class RestSchemaRegistryTest {
     RestSchemaRegistry registry = new RestSchemaRegistry(url());
     assertThatThrownBy(() -> registry.register("bad-value", PriceTick.getClassSchema()))
         .isInstanceOf(SerdeException.class)
-        .hasMessageContaining("bad-value").hasMessageContaining("409").hasMessageContaining("Incompatible");
+        .hasMessageContaining("bad-value")
+        .hasMessageContaining("409")
+        .hasMessageContaining("Incompatible");
   }
 
   @Test
   void anUnreachableRegistryIsRetriedThenAClearErrorOfItsOwnKind() {
-    RestSchemaRegistry registry = new RestSchemaRegistry("http://127.0.0.1:1", Duration.ofSeconds(1),
-        Duration.ofMillis(700));
+    RestSchemaRegistry registry =
+        new RestSchemaRegistry("http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofMillis(700));
     long t0 = System.nanoTime();
     assertThatThrownBy(() -> registry.schemaById(1))
-        .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining("unreachable");
-    assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(300L, 3000L); // it tried again meanwhile
+        .isInstanceOf(RegistryUnavailableException.class)
+        .hasMessageContaining("unreachable");
+    assertThat((System.nanoTime() - t0) / 1_000_000)
+        .isBetween(300L, 3000L); // it tried again meanwhile
   }
 
   @Test
   void aRegistryThatComesBackIsAnsweredWithoutAnError() {
     failing = 3; // 503 three times, then the real answer
-    RestSchemaRegistry registry = new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
+    RestSchemaRegistry registry =
+        new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
     assertThat(registry.schemaById(17)).isEqualTo(PriceTick.getClassSchema());
     assertThat(requests).hasSize(4);
     // and once cached, an outage no longer matters
@@ -116,9 +125,12 @@ class RestSchemaRegistryTest {
 
   @Test
   void aNotFoundIsFinalAtOnce() {
-    RestSchemaRegistry registry = new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
-    assertThatThrownBy(() -> registry.schemaById(99)).isInstanceOf(SerdeException.class)
-        .isNotInstanceOf(RegistryUnavailableException.class).hasMessageContaining("404");
+    RestSchemaRegistry registry =
+        new RestSchemaRegistry(url(), Duration.ofSeconds(1), Duration.ofSeconds(30));
+    assertThatThrownBy(() -> registry.schemaById(99))
+        .isInstanceOf(SerdeException.class)
+        .isNotInstanceOf(RegistryUnavailableException.class)
+        .hasMessageContaining("404");
     assertThat(requests).hasSize(1);
   }
 }

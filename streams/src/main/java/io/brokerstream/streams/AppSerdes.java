@@ -16,7 +16,9 @@ import io.brokerstream.serde.AvroSerde;
 import io.brokerstream.serde.SchemaRegistry;
 import org.apache.avro.specific.SpecificRecord;
 
-/** One Avro serde per record type of the flow, all over the same registry client (and its cache). */
+/**
+ * One Avro serde per record type of the flow, all over the same registry client (and its cache).
+ */
 public final class AppSerdes {
   private final SchemaRegistry registry;
   private final boolean autoRegister;

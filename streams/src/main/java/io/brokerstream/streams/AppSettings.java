@@ -12,7 +12,8 @@ import java.util.Properties;
 
 /**
  * The app's settings: documented defaults (broker-defaults.properties), then an optional file, then
- * BROKER_* environment variables. Built once in main and handed down; nothing reads them statically.
+ * BROKER_* environment variables. Built once in main and handed down; nothing reads them
+ * statically.
  */
 public final class AppSettings {
   private final Properties values;
@@ -32,7 +33,8 @@ public final class AppSettings {
       try (Reader in = Files.newBufferedReader(file)) {
         p.load(in);
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read settings file " + file + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read settings file " + file + ": " + e.getMessage(), e);
       }
     }
     for (String key : p.stringPropertyNames()) {
@@ -41,11 +43,14 @@ public final class AppSettings {
         p.setProperty(key, fromEnv);
       }
     }
-    env.forEach((name, value) -> {
-      if (name.startsWith("BROKER_STREAMS_")) { // pass-through settings cannot all be listed as defaults
-        p.setProperty("streams." + name.substring(15).toLowerCase(Locale.ROOT).replace('_', '.'), value);
-      }
-    });
+    env.forEach(
+        (name, value) -> {
+          if (name.startsWith(
+              "BROKER_STREAMS_")) { // pass-through settings cannot all be listed as defaults
+            p.setProperty(
+                "streams." + name.substring(15).toLowerCase(Locale.ROOT).replace('_', '.'), value);
+          }
+        });
     return new AppSettings(p);
   }
 
@@ -71,7 +76,8 @@ public final class AppSettings {
     try {
       return Integer.parseInt(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be an integer, got '" + get(key) + "'");
     }
   }
 
@@ -79,7 +85,8 @@ public final class AppSettings {
     try {
       return Long.parseLong(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be an integer, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be an integer, got '" + get(key) + "'");
     }
   }
 
@@ -87,7 +94,8 @@ public final class AppSettings {
     try {
       return Double.parseDouble(get(key));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("setting " + key + " must be a number, got '" + get(key) + "'");
+      throw new IllegalArgumentException(
+          "setting " + key + " must be a number, got '" + get(key) + "'");
     }
   }
 
@@ -104,7 +112,8 @@ public final class AppSettings {
       }
       String[] kv = item.split("=", 2);
       if (kv.length != 2) {
-        throw new IllegalArgumentException("setting " + key + ": expected key=value, got '" + item + "'");
+        throw new IllegalArgumentException(
+            "setting " + key + ": expected key=value, got '" + item + "'");
       }
       pairs.put(kv[0].trim(), kv[1].trim());
     }

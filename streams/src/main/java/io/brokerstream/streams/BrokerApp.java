@@ -54,19 +54,33 @@ public final class BrokerApp {
     RestSchemaRegistry registry = new RestSchemaRegistry(settings.get("registry.url"));
     AppSerdes serdes = new AppSerdes(registry, settings.getBoolean("registry.auto-register"));
     ResultWaiters waiters = new ResultWaiters();
-    PendingOrders pending = new PendingOrders(settings.getInt("gateway.pending-capacity"),
-        settings.getLong("gateway.pending-ttl-ms"), System::currentTimeMillis);
+    PendingOrders pending =
+        new PendingOrders(
+            settings.getInt("gateway.pending-capacity"),
+            settings.getLong("gateway.pending-ttl-ms"),
+            System::currentTimeMillis);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     ReferenceCache cache = new ReferenceCache();
     LocalResults results = new LocalResults();
-    FastTriggers fastTriggers = settings.getBoolean("orders.fast-triggers")
-        ? new FastTriggerProducer(settings.get("kafka.bootstrap"), ClientLogin.load(settings.get("kafka.login")),
-            serdes.of(OrderTrigger.class).serializer())
-        : FastTriggers.NONE;
-    Topology topology = OrderTopology.build(settings, serdes, props, (key, result) -> {
-      pending.decided(key);
-      waiters.complete(key, result);
-    }, cache, fastTriggers, results);
+    FastTriggers fastTriggers =
+        settings.getBoolean("orders.fast-triggers")
+            ? new FastTriggerProducer(
+                settings.get("kafka.bootstrap"),
+                ClientLogin.load(settings.get("kafka.login")),
+                serdes.of(OrderTrigger.class).serializer())
+            : FastTriggers.NONE;
+    Topology topology =
+        OrderTopology.build(
+            settings,
+            serdes,
+            props,
+            (key, result) -> {
+              pending.decided(key);
+              waiters.complete(key, result);
+            },
+            cache,
+            fastTriggers,
+            results);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -74,36 +88,55 @@ public final class BrokerApp {
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicInteger replacements = new AtomicInteger();
     // A thread that dies of a transient error is replaced a few times; then the app stops, loudly.
-    streams.setUncaughtExceptionHandler(e -> {
-      log.error("stream thread failed", e);
-      return replacements.incrementAndGet() <= THREAD_REPLACEMENTS
-          ? StreamThreadExceptionResponse.REPLACE_THREAD : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-    });
-    streams.setStateListener((now, before) -> {
-      log.info("state {} -> {}", before, now);
-      if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
-        stopped.countDown();
-      }
-    });
-    OrderSubmitter submitter = new OrderSubmitter(settings.get("kafka.bootstrap"),
-        ClientLogin.load(settings.get("gateway.kafka-login")),
-        AvroCodec.specific(Order.class, registry, settings.getBoolean("registry.auto-register")),
-        AvroCodec.specific(OrderCommand.class, registry, settings.getBoolean("registry.auto-register")),
-        settings.getInt("gateway.linger-ms"), settings.get("gateway.compression"));
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          log.error("stream thread failed", e);
+          return replacements.incrementAndGet() <= THREAD_REPLACEMENTS
+              ? StreamThreadExceptionResponse.REPLACE_THREAD
+              : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> {
+          log.info("state {} -> {}", before, now);
+          if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+            stopped.countDown();
+          }
+        });
+    OrderSubmitter submitter =
+        new OrderSubmitter(
+            settings.get("kafka.bootstrap"),
+            ClientLogin.load(settings.get("gateway.kafka-login")),
+            AvroCodec.specific(
+                Order.class, registry, settings.getBoolean("registry.auto-register")),
+            AvroCodec.specific(
+                OrderCommand.class, registry, settings.getBoolean("registry.auto-register")),
+            settings.getInt("gateway.linger-ms"),
+            settings.get("gateway.compression"));
     Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache, results);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      log.info("shutting down");
-      // Each part closes whatever another one threw: Kafka Streams above all must close, or its state
-      // is left without checkpoints and the next start rebuilds it from the changelogs.
-      closeQuietly("gateway", gateway::close);
-      closeQuietly("order producer", submitter::close);
-      // Leaving the group lets a restarted instance take the partitions at once instead of waiting
-      // out this member's session.
-      closeQuietly("kafka streams", () -> streams.close(CloseOptions.groupMembershipOperation(
-          CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30))));
-      closeQuietly("fast trigger producer", fastTriggers::close);
-      stopped.countDown();
-    }, "shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  log.info("shutting down");
+                  // Each part closes whatever another one threw: Kafka Streams above all must
+                  // close, or its state
+                  // is left without checkpoints and the next start rebuilds it from the changelogs.
+                  closeQuietly("gateway", gateway::close);
+                  closeQuietly("order producer", submitter::close);
+                  // Leaving the group lets a restarted instance take the partitions at once instead
+                  // of waiting
+                  // out this member's session.
+                  closeQuietly(
+                      "kafka streams",
+                      () ->
+                          streams.close(
+                              CloseOptions.groupMembershipOperation(
+                                      CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                  .withTimeout(Duration.ofSeconds(30))));
+                  closeQuietly("fast trigger producer", fastTriggers::close);
+                  stopped.countDown();
+                },
+                "shutdown"));
 
     streams.start();
     gateway.start();

@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the book's triggers to order-triggers.fast as the book emits them, with a producer of its own (not
- * transactional), shared by the stream threads. A send that fails is only logged: the trigger's copy in the
- * book's transaction still reaches the member task.
+ * Writes the book's triggers to order-triggers.fast as the book emits them, with a producer of its
+ * own (not transactional), shared by the stream threads. A send that fails is only logged: the
+ * trigger's copy in the book's transaction still reaches the member task.
  */
 public final class FastTriggerProducer implements FastTriggers {
   private static final Logger log = LoggerFactory.getLogger(FastTriggerProducer.class);
@@ -28,7 +28,8 @@ public final class FastTriggerProducer implements FastTriggers {
     p.putAll(login);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
-    // A crossing tick's triggers go together; waiting for more would only add to the fill's latency.
+    // A crossing tick's triggers go together; waiting for more would only add to the fill's
+    // latency.
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "book-fast-triggers");
     // The stream thread sends: it must never wait long on a copy it can do without.
@@ -39,7 +40,8 @@ public final class FastTriggerProducer implements FastTriggers {
   @Override
   public void send(String member, OrderTrigger trigger, long timestamp) {
     try {
-      producer.send(new ProducerRecord<>(Topics.ORDER_TRIGGERS_FAST, null, timestamp, member, trigger),
+      producer.send(
+          new ProducerRecord<>(Topics.ORDER_TRIGGERS_FAST, null, timestamp, member, trigger),
           (meta, err) -> {
             if (err != null) {
               failed(err);
@@ -52,8 +54,10 @@ public final class FastTriggerProducer implements FastTriggers {
 
   private void failed(Exception e) {
     if (failures.getAndIncrement() % 1000 == 0) {
-      log.warn("a fast trigger was not written ({} so far); its transactional copy will decide the order",
-          failures.get(), e);
+      log.warn(
+          "a fast trigger was not written ({} so far); its transactional copy will decide the order",
+          failures.get(),
+          e);
     }
   }
 

@@ -14,10 +14,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The local state (RocksDB folders, checkpoints) belongs to one topology: task ids number the
- * sub-topologies, so a new step in the topology moves stores between task folders, and Kafka Streams
- * then fails at start on folders of the old layout. When the topology differs from the one that wrote
- * the local state, the state is deleted before the start and rebuilt from the changelogs and global
- * topics (which are the truth; the local copy only saves time). An unchanged topology keeps its state.
+ * sub-topologies, so a new step in the topology moves stores between task folders, and Kafka
+ * Streams then fails at start on folders of the old layout. When the topology differs from the one
+ * that wrote the local state, the state is deleted before the start and rebuilt from the changelogs
+ * and global topics (which are the truth; the local copy only saves time). An unchanged topology
+ * keeps its state.
  */
 final class LocalState {
   private static final Logger log = LoggerFactory.getLogger(LocalState.class);
@@ -25,13 +26,18 @@ final class LocalState {
 
   private LocalState() {}
 
-  static void rebuildIfTopologyChanged(KafkaStreams streams, Topology topology, Path stateDir) throws IOException {
+  static void rebuildIfTopologyChanged(KafkaStreams streams, Topology topology, Path stateDir)
+      throws IOException {
     String now = fingerprint(topology);
     Path marker = stateDir.resolve(MARKER);
-    String before = Files.exists(marker) ? Files.readString(marker, StandardCharsets.UTF_8).trim() : null;
+    String before =
+        Files.exists(marker) ? Files.readString(marker, StandardCharsets.UTF_8).trim() : null;
     if (before != null && !before.equals(now)) {
-      log.warn("the topology changed since the local state was written: deleting it, to be rebuilt from the "
-          + "changelogs ({} -> {})", abbreviate(before), abbreviate(now));
+      log.warn(
+          "the topology changed since the local state was written: deleting it, to be rebuilt from the "
+              + "changelogs ({} -> {})",
+          abbreviate(before),
+          abbreviate(now));
       streams.cleanUp();
     }
     Files.createDirectories(stateDir);
@@ -44,8 +50,10 @@ final class LocalState {
 
   static String fingerprint(Topology topology) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(topology.describe().toString().getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(topology.describe().toString().getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

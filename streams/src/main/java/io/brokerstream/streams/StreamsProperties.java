@@ -1,13 +1,13 @@
 package io.brokerstream.streams;
 
 import io.brokerstream.avro.DeadLetter;
+import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.streams.errors.DeadLetterOnDeserializationError;
 import io.brokerstream.streams.errors.DeadLetterOnProcessingError;
 import io.brokerstream.streams.errors.DeadLetters;
 import io.brokerstream.streams.errors.FailOnProductionError;
 import io.brokerstream.streams.topology.BoundedRocksDb;
-import io.brokerstream.kafka.ClientLogin;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -30,12 +30,18 @@ public final class StreamsProperties {
     // Changelogs and repartition topics as replicated as the brokers' default (1, or 3 with three
     // brokers): a changelog on one broker would stop every transaction when that broker dies.
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, -1);
-    // The results table reuses order-results as its changelog instead of writing every result twice.
+    // The results table reuses order-results as its changelog instead of writing every result
+    // twice.
     p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
-    p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, s.get("gateway.advertised-host") + ":" + s.getInt("gateway.port"));
+    p.put(
+        StreamsConfig.APPLICATION_SERVER_CONFIG,
+        s.get("gateway.advertised-host") + ":" + s.getInt("gateway.port"));
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
-    p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterOnDeserializationError.class);
-    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterOnProcessingError.class);
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DeadLetterOnDeserializationError.class);
+    p.put(
+        StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterOnProcessingError.class);
     p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, FailOnProductionError.class);
     p.put(DeadLetters.CODEC_CONFIG, deadLetterCodec);
     p.put(DeadLetters.APPLICATION_CONFIG, s.get("application.id"));
@@ -43,25 +49,37 @@ public final class StreamsProperties {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
     // Few, large requests: on two cores the broker's CPU goes to requests more than to records.
-    // A fetch waits up to fetch.max-wait-ms for fetch.min-bytes, so at a thousand orders a second the
+    // A fetch waits up to fetch.max-wait-ms for fetch.min-bytes, so at a thousand orders a second
+    // the
     // consumer asks about 50 times a second, not once per record that arrives; under load the bytes
     // are there at once and nothing waits.
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), s.getInt("fetch.min-bytes"));
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), s.getInt("fetch.max-wait-ms"));
+    p.put(
+        StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG),
+        s.getInt("fetch.min-bytes"));
+    p.put(
+        StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG),
+        s.getInt("fetch.max-wait-ms"));
     // Reference data and prices.latest (one fold per commit) need no millisecond freshness.
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 65_536);
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 100);
-    // A transaction's records are sent by its commit at the latest (the commit flushes them): lingering as
+    // A transaction's records are sent by its commit at the latest (the commit flushes them):
+    // lingering as
     // long as a commit interval costs nothing a reader could see and makes each commit one request.
-    p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), s.getLong("commit.interval.ms"));
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG),
+        s.getLong("commit.interval.ms"));
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262_144);
-    // Uncompressed: each new batch's LZ4 frame cost the stream thread more than its bytes cost the broker,
+    // Uncompressed: each new batch's LZ4 frame cost the stream thread more than its bytes cost the
+    // broker,
     // and the broker validates a compressed batch by decompressing it.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "none");
-    // One produce request in flight per broker. With pipelining, the first batch of a new transaction
-    // can be refused with CONCURRENT_TRANSACTIONS (the last commit's markers are still being written)
-    // while the batches behind it arrive and are refused as OUT_OF_ORDER_SEQUENCE_NUMBER; the producer
+    // One produce request in flight per broker. With pipelining, the first batch of a new
+    // transaction
+    // can be refused with CONCURRENT_TRANSACTIONS (the last commit's markers are still being
+    // written)
+    // while the batches behind it arrive and are refused as OUT_OF_ORDER_SEQUENCE_NUMBER; the
+    // producer
     // then stalls for seconds. Measured with every service on (bench gateway, 1,000 orders/s):
     // accept p99 6.3-7.5 s with five in flight, 0.6-2.6 s with one.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);

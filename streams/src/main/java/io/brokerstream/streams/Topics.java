@@ -11,26 +11,36 @@ public final class Topics {
   public static final String REF_EQUITY_STARTS = "ref.equity-starts";
   public static final String REF_API_KEYS = "ref.api-keys";
   public static final String PRICE_TICKS = "price-ticks";
+
   /** Latest tick per instrument, compacted: what the order flow prices with. */
   public static final String PRICES_LATEST = "prices.latest";
+
   public static final String ORDERS = "orders";
   public static final String ORDER_RESULTS = "order-results";
   public static final String POSITIONS = "positions";
   public static final String REALIZED_PNL = "realized-pnl";
+
   /** A member's cancels, keyed by member like its orders. */
   public static final String ORDER_COMMANDS = "order-commands";
+
   /** Working orders by the equity whose ticks price them. */
   public static final String ORDERS_RESTING = "orders.resting";
+
   /** Crossed working orders, back to their member. */
   public static final String ORDER_TRIGGERS = "order-triggers";
+
   /**
-   * The same triggers written outside the book task's transaction, so the member task sees them without
-   * waiting for the book's commit; a copy that arrives second finds its order gone and is dropped.
+   * The same triggers written outside the book task's transaction, so the member task sees them
+   * without waiting for the book's commit; a copy that arrives second finds its order gone and is
+   * dropped.
    */
   public static final String ORDER_TRIGGERS_FAST = "order-triggers.fast";
+
   /** An order's steps between arrival and final result. */
   public static final String ORDER_EVENTS = "order-events";
+
   public static final String DEAD_LETTERS = "dlq.streams";
+
   /** Price ticks the broker refused (non-positive, absurd, unknown instrument), with the fault. */
   public static final String DEAD_TICKS = "dlq.ticks";
 

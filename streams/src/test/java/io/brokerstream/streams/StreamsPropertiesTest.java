@@ -28,13 +28,17 @@ class StreamsPropertiesTest {
   void theTransactionalProducerKeepsOneRequestInFlight() {
     Properties p = of(Map.of());
     assertEquals(StreamsConfig.EXACTLY_ONCE_V2, p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
-    assertEquals(1, p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+    assertEquals(
+        1,
+        p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
   }
 
   @Test
   void aPassThroughSettingOverridesTheDefault() {
     Properties p = of(Map.of("streams.producer.max.in.flight.requests.per.connection", "2"));
-    assertEquals("2", p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+    assertEquals(
+        "2",
+        p.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
   }
 
   @Test
@@ -44,8 +48,10 @@ class StreamsPropertiesTest {
 
   @Test
   void theLoginFileReachesEveryClientOfTheApp(@TempDir Path dir) throws Exception {
-    Path login = Files.writeString(dir.resolve("streams.properties"),
-        "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n");
+    Path login =
+        Files.writeString(
+            dir.resolve("streams.properties"),
+            "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n");
     Properties p = of(Map.of("kafka.login", login.toString()));
     assertEquals("SASL_SSL", p.get("security.protocol"));
     assertEquals("SCRAM-SHA-512", p.get("sasl.mechanism"));

@@ -9,12 +9,13 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * American puts, accuracy and speed (pricing alone, one thread): random contracts (spot/strike 0.5-2,
- * volatility 0.05-1, one day to three years, strike 100) against a fine reference, a 4,000-step CRR
- * tree; before (the 100-step CRR tree the flows used) and after (the market model's exercise-boundary
- * integral). The boundary is solved once per volatility, so its speed is measured twice: every valuation
- * with a volatility never seen (the worst case) and with the volatilities of 100 underlyings (the flows:
- * one volatility per underlying). Run by `./brokerstream bench pricing`.
+ * American puts, accuracy and speed (pricing alone, one thread): random contracts (spot/strike
+ * 0.5-2, volatility 0.05-1, one day to three years, strike 100) against a fine reference, a
+ * 4,000-step CRR tree; before (the 100-step CRR tree the flows used) and after (the market model's
+ * exercise-boundary integral). The boundary is solved once per volatility, so its speed is measured
+ * twice: every valuation with a volatility never seen (the worst case) and with the volatilities of
+ * 100 underlyings (the flows: one volatility per underlying). Run by `./brokerstream bench
+ * pricing`.
  *
  * <p>Arguments: [contracts (1000)] [seed (7)].
  */
@@ -44,17 +45,34 @@ public final class AmericanPutBench {
     long t0 = System.nanoTime();
     double[] ref = new double[n];
     for (int i = 0; i < n; i++) {
-      ref[i] = BinomialTree.price(OptionType.PUT, ExerciseStyle.AMERICAN, c[i][0], c[i][1], c[i][2], rate, c[i][3],
-          REFERENCE_STEPS);
+      ref[i] =
+          BinomialTree.price(
+              OptionType.PUT,
+              ExerciseStyle.AMERICAN,
+              c[i][0],
+              c[i][1],
+              c[i][2],
+              rate,
+              c[i][3],
+              REFERENCE_STEPS);
     }
-    System.out.printf(Locale.ROOT, "american puts: %,d random contracts, rate %.4f, reference CRR %,d steps (%.1f s)%n",
-        n, rate, REFERENCE_STEPS, (System.nanoTime() - t0) / 1e9);
-    Method tree = (s, k, t, v) -> BinomialTree.price(OptionType.PUT, ExerciseStyle.AMERICAN, s, k, t, rate, v, 100);
+    System.out.printf(
+        Locale.ROOT,
+        "american puts: %,d random contracts, rate %.4f, reference CRR %,d steps (%.1f s)%n",
+        n,
+        rate,
+        REFERENCE_STEPS,
+        (System.nanoTime() - t0) / 1e9);
+    Method tree =
+        (s, k, t, v) ->
+            BinomialTree.price(OptionType.PUT, ExerciseStyle.AMERICAN, s, k, t, rate, v, 100);
     accuracy("before: CRR 100 steps", c, ref, tree);
     speed("  valuations/s", c, tree);
     AmericanPuts shared = new AmericanPuts(rate, horizon);
     accuracy("after: exercise-boundary integral", c, ref, shared::price);
-    speed("  valuations/s, a new volatility each time", c,
+    speed(
+        "  valuations/s, a new volatility each time",
+        c,
         (s, k, t, v) -> new AmericanPuts(rate, horizon).price(s, k, t, v));
     double[][] pooled = new double[n][];
     double[] volatilities = new double[UNDERLYINGS];
@@ -82,15 +100,29 @@ public final class AmericanPutBench {
       }
       if (err > maxAbs) {
         maxAbs = err;
-        worst = String.format(Locale.ROOT, "S=%.2f K=%.0f T=%.3f sigma=%.2f: %.6f vs %.6f", c[i][0], c[i][1], c[i][2],
-            c[i][3], v, ref[i]);
+        worst =
+            String.format(
+                Locale.ROOT,
+                "S=%.2f K=%.0f T=%.3f sigma=%.2f: %.6f vs %.6f",
+                c[i][0],
+                c[i][1],
+                c[i][2],
+                c[i][3],
+                v,
+                ref[i]);
       }
       if (ref[i] > 0.01) {
         maxRel = Math.max(maxRel, err / ref[i]);
       }
     }
-    System.out.printf(Locale.ROOT, "%-46s max error %.6f (%.4f %% of price), outside max(0.1 %%, 0.01): %d of %,d%n",
-        name, maxAbs, 100 * maxRel, outside, c.length);
+    System.out.printf(
+        Locale.ROOT,
+        "%-46s max error %.6f (%.4f %% of price), outside max(0.1 %%, 0.01): %d of %,d%n",
+        name,
+        maxAbs,
+        100 * maxRel,
+        outside,
+        c.length);
     System.out.println("    worst: " + worst);
   }
 

@@ -31,8 +31,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   consume BOOTSTRAP REGISTRY TOPIC TYPE COUNT [TIMEOUT_S]   (prints the same form)
  * </pre>
  *
- * TYPE is a record of io.brokerstream.avro (PriceTick, Order, ...). The interop tests use it to show
- * that what this serde writes, Python and Flink read, and the reverse.
+ * TYPE is a record of io.brokerstream.avro (PriceTick, Order, ...). The interop tests use it to
+ * show that what this serde writes, Python and Flink read, and the reverse.
  */
 public final class AvroTool {
   /** The secure profile's login file (ClientLogin), when set. */
@@ -42,7 +42,8 @@ public final class AvroTool {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: produce|consume BOOTSTRAP REGISTRY_URL TOPIC TYPE [COUNT [TIMEOUT_S]]");
+      System.err.println(
+          "usage: produce|consume BOOTSTRAP REGISTRY_URL TOPIC TYPE [COUNT [TIMEOUT_S]]");
       System.exit(2);
     }
     Class<? extends SpecificRecord> type =
@@ -50,8 +51,15 @@ public final class AvroTool {
     RestSchemaRegistry registry = new RestSchemaRegistry(args[2]);
     switch (args[0]) {
       case "produce" -> produce(args[1], registry, args[3], type);
-      case "consume" -> consume(args[1], registry, args[3], type, Integer.parseInt(args[5]),
-          args.length > 6 ? Integer.parseInt(args[6]) : 30, System.out);
+      case "consume" ->
+          consume(
+              args[1],
+              registry,
+              args[3],
+              type,
+              Integer.parseInt(args[5]),
+              args.length > 6 ? Integer.parseInt(args[6]) : 30,
+              System.out);
       default -> {
         System.err.println("unknown command " + args[0]);
         System.exit(2);
@@ -59,8 +67,8 @@ public final class AvroTool {
     }
   }
 
-  private static <T extends SpecificRecord> void produce(String bootstrap, RestSchemaRegistry registry,
-      String topic, Class<T> type) throws Exception {
+  private static <T extends SpecificRecord> void produce(
+      String bootstrap, RestSchemaRegistry registry, String topic, Class<T> type) throws Exception {
     AvroCodec<T> codec = AvroCodec.specific(type, registry, true);
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -68,8 +76,9 @@ public final class AvroTool {
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     int sent = 0;
     try (KafkaProducer<String, byte[]> producer =
-             new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
-         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         if (line.isBlank()) {
@@ -78,15 +87,24 @@ public final class AvroTool {
         var node = JsonRecords.JSON.readTree(line);
         String key = node.hasNonNull("key") ? node.get("key").asText() : null;
         T value = JsonRecords.fromJson(node.get("value").toString(), type);
-        producer.send(new ProducerRecord<>(topic, key, codec.encode(topic + "-value", value))).get();
+        producer
+            .send(new ProducerRecord<>(topic, key, codec.encode(topic + "-value", value)))
+            .get();
         sent++;
       }
     }
     System.err.println("produced " + sent + " records to " + topic);
   }
 
-  private static <T extends SpecificRecord> void consume(String bootstrap, RestSchemaRegistry registry,
-      String topic, Class<T> type, int count, int timeoutSeconds, PrintStream out) throws Exception {
+  private static <T extends SpecificRecord> void consume(
+      String bootstrap,
+      RestSchemaRegistry registry,
+      String topic,
+      Class<T> type,
+      int count,
+      int timeoutSeconds,
+      PrintStream out)
+      throws Exception {
     AvroCodec<T> codec = AvroCodec.specific(type, registry, false);
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -97,7 +115,7 @@ public final class AvroTool {
     List<String> lines = new ArrayList<>();
     long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
     try (KafkaConsumer<String, byte[]> consumer =
-             new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
+        new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       while (lines.size() < count && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
@@ -110,7 +128,8 @@ public final class AvroTool {
     }
     lines.forEach(out::println);
     if (lines.size() < count) {
-      System.err.println("only " + lines.size() + " of " + count + " records within " + timeoutSeconds + " s");
+      System.err.println(
+          "only " + lines.size() + " of " + count + " records within " + timeoutSeconds + " s");
       System.exit(1);
     }
   }

@@ -30,8 +30,8 @@ import org.apache.avro.specific.SpecificRecord;
 /**
  * Records as flat JSON, the same conventions in Java and in the Python tests: decimals as plain
  * strings with their scale ("101.250000"), timestamps and dates as their Avro longs/ints, enums as
- * symbols, bytes as hex, nullable fields as null. Generated classes are reached through Avro binary,
- * so the conversions are exactly those the apps use.
+ * symbols, bytes as hex, nullable fields as null. Generated classes are reached through Avro
+ * binary, so the conversions are exactly those the apps use.
  */
 final class JsonRecords {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -55,10 +55,12 @@ final class JsonRecords {
     Schema schema = record.getSchema();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-    new SpecificDatumWriter<T>(schema, SpecificData.getForClass(record.getClass())).write(record, encoder);
+    new SpecificDatumWriter<T>(schema, SpecificData.getForClass(record.getClass()))
+        .write(record, encoder);
     encoder.flush();
-    GenericRecord raw = new GenericDatumReader<GenericRecord>(schema)
-        .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
+    GenericRecord raw =
+        new GenericDatumReader<GenericRecord>(schema)
+            .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
     return JSON.writeValueAsString(fromRaw(raw, schema));
   }
 

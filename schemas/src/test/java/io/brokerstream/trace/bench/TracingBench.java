@@ -8,14 +8,15 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 /**
  * What the order path's stage tracing costs, measured alone (one thread, no stack): the check every
  * unsampled order pays at each stage, and the headers a sampled one gets (mark, the gateway's two
- * stamps, the decision's two, a clock read for each). The share of the whole system's CPU per order is
- * then derived from a figure measured with the stack running (the argument). Run by
+ * stamps, the decision's two, a clock read for each). The share of the whole system's CPU per order
+ * is then derived from a figure measured with the stack running (the argument). Run by
  * `./brokerstream bench tracing`.
  *
  * <p>Arguments: [one in N orders sampled (100)] [whole-stack CPU microseconds per order (1720)].
  */
 public final class TracingBench {
-  private static final int STAGES_CHECKED = 2; // the gateway's submit and the decision each look once
+  private static final int STAGES_CHECKED =
+      2; // the gateway's submit and the decision each look once
 
   public static void main(String[] args) {
     int oneIn = args.length > 0 ? Integer.parseInt(args[0]) : 100;
@@ -52,11 +53,23 @@ public final class TracingBench {
         continue;
       }
       double perOrderNs = ((oneIn - 1) * unsampledNs + sampledNs) / oneIn;
-      System.out.printf(Locale.ROOT, "tracing, measured alone (one thread): unsampled order %.1f ns (%d checks), "
-          + "sampled order %.0f ns and %d header bytes%n", unsampledNs, STAGES_CHECKED, sampledNs, bytes);
-      System.out.printf(Locale.ROOT, "one in %d sampled: %.1f ns and %.2f bytes per order on average; against "
-          + "%.0f us of whole-stack CPU per order: %.4f %%%n", oneIn, perOrderNs, bytes / (double) oneIn,
-          stackMicrosPerOrder, 100 * perOrderNs / (stackMicrosPerOrder * 1000));
+      System.out.printf(
+          Locale.ROOT,
+          "tracing, measured alone (one thread): unsampled order %.1f ns (%d checks), "
+              + "sampled order %.0f ns and %d header bytes%n",
+          unsampledNs,
+          STAGES_CHECKED,
+          sampledNs,
+          bytes);
+      System.out.printf(
+          Locale.ROOT,
+          "one in %d sampled: %.1f ns and %.2f bytes per order on average; against "
+              + "%.0f us of whole-stack CPU per order: %.4f %%%n",
+          oneIn,
+          perOrderNs,
+          bytes / (double) oneIn,
+          stackMicrosPerOrder,
+          100 * perOrderNs / (stackMicrosPerOrder * 1000));
     }
     if (sink == 42) {
       System.out.println();

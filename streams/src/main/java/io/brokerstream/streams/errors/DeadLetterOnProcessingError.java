@@ -23,12 +23,25 @@ public final class DeadLetterOnProcessingError implements ProcessingExceptionHan
   }
 
   @Override
-  public Response handleError(ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
-    log.warn("dead-lettering {}/{}/{} after {} failed: {}", context.topic(), context.partition(), context.offset(),
-        context.processorNodeId(), BoundedLetters.describe(exception));
+  public Response handleError(
+      ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
+    log.warn(
+        "dead-lettering {}/{}/{} after {} failed: {}",
+        context.topic(),
+        context.partition(),
+        context.offset(),
+        context.processorNodeId(),
+        BoundedLetters.describe(exception));
     try {
-      return Response.resume(List.of(letters.of(context.topic(), context.partition(), context.offset(),
-          context.sourceRawKey(), context.sourceRawValue(), exception)));
+      return Response.resume(
+          List.of(
+              letters.of(
+                  context.topic(),
+                  context.partition(),
+                  context.offset(),
+                  context.sourceRawKey(),
+                  context.sourceRawValue(),
+                  exception)));
     } catch (RuntimeException e) {
       log.error("cannot build the dead letter; stopping rather than losing the record", e);
       return Response.fail();

@@ -19,18 +19,33 @@ public final class FailOnProductionError implements ProductionExceptionHandler {
   public void configure(Map<String, ?> configs) {}
 
   @Override
-  public Response handleError(ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
-    log.error("cannot write to {} while processing {}/{}/{}; failing the task", record.topic(), context.topic(),
-        context.partition(), context.offset(), exception);
+  public Response handleError(
+      ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record, Exception exception) {
+    log.error(
+        "cannot write to {} while processing {}/{}/{}; failing the task",
+        record.topic(),
+        context.topic(),
+        context.partition(),
+        context.offset(),
+        exception);
     return Response.fail();
   }
 
   @Override
   @SuppressWarnings("rawtypes")
-  public Response handleSerializationError(ErrorHandlerContext context, ProducerRecord record, Exception exception,
+  public Response handleSerializationError(
+      ErrorHandlerContext context,
+      ProducerRecord record,
+      Exception exception,
       SerializationExceptionOrigin origin) {
-    log.error("cannot serialize the {} of a record for {} while processing {}/{}/{}; failing the task", origin,
-        record.topic(), context.topic(), context.partition(), context.offset(), exception);
+    log.error(
+        "cannot serialize the {} of a record for {} while processing {}/{}/{}; failing the task",
+        origin,
+        record.topic(),
+        context.topic(),
+        context.partition(),
+        context.offset(),
+        exception);
     return Response.fail();
   }
 }

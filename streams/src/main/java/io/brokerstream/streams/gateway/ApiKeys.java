@@ -10,10 +10,10 @@ import java.util.function.Function;
 
 /**
  * Who a request speaks for: the member of its API key. The key is hashed (SHA-256) and looked up in
- * ref.api-keys, which Debezium keeps in step with Postgres' api_keys on every instance; the member must
- * be active. A key revoked or a member suspended in Postgres is refused here as soon as the change
- * reaches the instance (about a second), with no cache to outlive it: the lookups go through the
- * reference cache that the global store updaters invalidate.
+ * ref.api-keys, which Debezium keeps in step with Postgres' api_keys on every instance; the member
+ * must be active. A key revoked or a member suspended in Postgres is refused here as soon as the
+ * change reaches the instance (about a second), with no cache to outlive it: the lookups go through
+ * the reference cache that the global store updaters invalidate.
  */
 final class ApiKeys {
   private final Function<String, ApiKey> byHash;
@@ -36,15 +36,22 @@ final class ApiKeys {
     }
     Member member = members.apply(key.getMemberId());
     if (member == null || !"ACTIVE".equals(member.getStatus())) {
-      throw new HttpError(403, "member " + key.getMemberId() + " is " + (member == null ? "unknown" : member.getStatus())
-          + ": its keys are not accepted");
+      throw new HttpError(
+          403,
+          "member "
+              + key.getMemberId()
+              + " is "
+              + (member == null ? "unknown" : member.getStatus())
+              + ": its keys are not accepted");
     }
     return key.getMemberId();
   }
 
   static String sha256(String text) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -5,23 +5,22 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import io.brokerstream.avro.OrderCommand;
-import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.money.Micros;
-import io.brokerstream.streams.AppSettings;
-import io.brokerstream.streams.Topics;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
-import io.brokerstream.streams.topology.LocalResults;
-import io.brokerstream.streams.topology.ReferenceCache;
-import io.brokerstream.streams.topology.StoreNames;
+import io.brokerstream.streams.AppSettings;
+import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.http.EdgeLimits;
 import io.brokerstream.streams.http.HttpCall;
 import io.brokerstream.streams.http.HttpEdge;
 import io.brokerstream.streams.http.Texts;
+import io.brokerstream.streams.state.OpenOrder;
+import io.brokerstream.streams.topology.LocalResults;
+import io.brokerstream.streams.topology.ReferenceCache;
+import io.brokerstream.streams.topology.StoreNames;
 import io.brokerstream.trace.Stages;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +43,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,24 +68,29 @@ import org.slf4j.LoggerFactory;
  * positions and risk come from interactive queries; a key held by another instance is answered by
  * that instance, through this one.
  *
- * <p>What a request may be is checked in this order, and the first failure answers: the route (404, or 405
- * with Allow), the key (401, 403), then the request itself (400, 413, 415: every id by {@link
- * io.brokerstream.rules.Identifiers}, numbers as ASCII decimals within their bounds). A refused request
- * writes nothing. The edge ({@link HttpEdge}) has already bounded the connection, the time and the size.
+ * <p>What a request may be is checked in this order, and the first failure answers: the route (404,
+ * or 405 with Allow), the key (401, 403), then the request itself (400, 413, 415: every id by
+ * {@link io.brokerstream.rules.Identifiers}, numbers as ASCII decimals within their bounds). A
+ * refused request writes nothing. The edge ({@link HttpEdge}) has already bounded the connection,
+ * the time and the size.
  */
 public final class Gateway implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Gateway.class);
   private static final String FORWARDED = "X-Brokerstream-Forwarded";
   private static final String JSON = "application/json";
 
-  /** Every route, with the methods it answers (405 with Allow for the others) and whether it needs a key. */
+  /**
+   * Every route, with the methods it answers (405 with Allow for the others) and whether it needs a
+   * key.
+   */
   private enum Route {
     HEALTH("/health", false, "GET"),
     OPENAPI("/openapi.yaml", false, "GET"),
     ORDERS("/orders", true, "POST"),
     BATCH("/orders:batch", true, "POST"),
     ORDER("^/orders/([^/]+)$", true, "GET", "PATCH"),
-    // A cancel is a request to the broker, not the removal of a record: the order and its result stay readable.
+    // A cancel is a request to the broker, not the removal of a record: the order and its result
+    // stay readable.
     CANCEL("^/orders/([^/]+)/cancel$", true, "POST"),
     MEMBER_ORDERS("^/members/([^/]+)/orders$", true, "GET"),
     POSITIONS("^/accounts/([^/]+)/positions$", true, "GET"),
@@ -103,7 +108,10 @@ public final class Gateway implements AutoCloseable {
       this.methods = List.of(methods);
     }
 
-    /** The path's variable segment (still encoded), "" for an exact route, null when the path is not this route. */
+    /**
+     * The path's variable segment (still encoded), "" for an exact route, null when the path is not
+     * this route.
+     */
     String match(String path) {
       if (exact != null) {
         return exact.equals(path) ? "" : null;
@@ -125,8 +133,10 @@ public final class Gateway implements AutoCloseable {
   private final long maxWaitMs;
   private final HttpEdge edge;
   private final ExecutorService workers;
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
-  private final HttpClient peers = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final ScheduledExecutorService timers =
+      Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
+  private final HttpClient peers =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final long traceOneIn;
   private final int maxBodyBytes;
   private final int maxBatchBodyBytes;
@@ -135,40 +145,65 @@ public final class Gateway implements AutoCloseable {
   private final AtomicLong traced = new AtomicLong();
   private final ReferenceCache cache;
 
-  public Gateway(AppSettings settings, KafkaStreams streams, OrderSubmitter submitter, ResultWaiters waiters,
-      PendingOrders pending, ReferenceCache cache, LocalResults results) {
+  public Gateway(
+      AppSettings settings,
+      KafkaStreams streams,
+      OrderSubmitter submitter,
+      ResultWaiters waiters,
+      PendingOrders pending,
+      ReferenceCache cache,
+      LocalResults results) {
     this.pending = pending;
     this.streams = streams;
     this.submitter = submitter;
     this.waiters = waiters;
-    this.queries = new Queries(streams, new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")),
-        results);
+    this.queries =
+        new Queries(
+            streams,
+            new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")),
+            results);
     this.cache = cache;
-    this.apiKeys = new ApiKeys(hash -> cache.get(StoreNames.API_KEYS, hash, queries::apiKey),
-        id -> cache.get(StoreNames.MEMBERS, id, queries::member));
+    this.apiKeys =
+        new ApiKeys(
+            hash -> cache.get(StoreNames.API_KEYS, hash, queries::apiKey),
+            id -> cache.get(StoreNames.MEMBERS, id, queries::member));
     this.requests = new OrderRequests(json);
     this.defaultWaitMs = settings.getLong("gateway.result-wait-ms");
     this.maxWaitMs = settings.getLong("gateway.result-wait-max-ms");
     this.traceOneIn = settings.getLong("trace.sample-one-in");
     this.maxBodyBytes = settings.getInt("gateway.max-body-bytes");
     this.maxBatchBodyBytes = settings.getInt("gateway.max-batch-body-bytes");
-    this.polls = new PollLimits(settings.getInt("gateway.max-waiting-polls"),
-        settings.getInt("gateway.max-waiting-polls-per-member"));
-    this.workers = Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
+    this.polls =
+        new PollLimits(
+            settings.getInt("gateway.max-waiting-polls"),
+            settings.getInt("gateway.max-waiting-polls-per-member"));
+    this.workers =
+        Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
     this.resultPolls = new ResultPolls(polls, waiters, timers, workers);
     // A batch may be large; every other body is one order or an amend.
-    this.edge = new HttpEdge(settings.get("gateway.host"), settings.getInt("gateway.port"), limits(settings),
-        (method, path) -> path.equals("/orders:batch") ? maxBatchBodyBytes : maxBodyBytes,
-        settings.getInt("gateway.io-threads"), workers, this::handle);
+    this.edge =
+        new HttpEdge(
+            settings.get("gateway.host"),
+            settings.getInt("gateway.port"),
+            limits(settings),
+            (method, path) -> path.equals("/orders:batch") ? maxBatchBodyBytes : maxBodyBytes,
+            settings.getInt("gateway.io-threads"),
+            workers,
+            this::handle);
   }
 
   /** The edge's limits from the gateway.* settings (broker-defaults.properties documents each). */
   public static EdgeLimits limits(AppSettings s) {
-    return new EdgeLimits(s.getInt("gateway.max-connections"), s.getInt("gateway.max-connections-per-address"),
-        s.getLong("gateway.header-timeout-ms"), s.getLong("gateway.body-timeout-ms"),
-        s.getLong("gateway.idle-timeout-ms"), s.getInt("gateway.max-request-line-bytes"),
-        s.getInt("gateway.max-header-bytes"), Math.max(s.getInt("gateway.max-body-bytes"),
-        s.getInt("gateway.max-batch-body-bytes")), s.getInt("gateway.max-pipelined-requests"));
+    return new EdgeLimits(
+        s.getInt("gateway.max-connections"),
+        s.getInt("gateway.max-connections-per-address"),
+        s.getLong("gateway.header-timeout-ms"),
+        s.getLong("gateway.body-timeout-ms"),
+        s.getLong("gateway.idle-timeout-ms"),
+        s.getInt("gateway.max-request-line-bytes"),
+        s.getInt("gateway.max-header-bytes"),
+        Math.max(s.getInt("gateway.max-body-bytes"), s.getInt("gateway.max-batch-body-bytes")),
+        s.getInt("gateway.max-pipelined-requests"));
   }
 
   public void start() throws InterruptedException {
@@ -182,7 +217,8 @@ public final class Gateway implements AutoCloseable {
     timers.shutdownNow();
   }
 
-  // --- routing -------------------------------------------------------------------------------------
+  // --- routing
+  // -------------------------------------------------------------------------------------
   private void handle(HttpCall call) {
     long received = Stages.nowMicros();
     handle(call, () -> route(call, received));
@@ -203,8 +239,13 @@ public final class Gateway implements AutoCloseable {
       throw new HttpError(404, "no route for " + Texts.printable(path, 80));
     }
     if (!route.methods.contains(method)) {
-      throw new HttpError(405, method + " is not allowed on this path (allowed: " + String.join(", ", route.methods)
-          + ")").with("Allow", String.join(", ", route.methods));
+      throw new HttpError(
+              405,
+              method
+                  + " is not allowed on this path (allowed: "
+                  + String.join(", ", route.methods)
+                  + ")")
+          .with("Allow", String.join(", ", route.methods));
     }
     if (!route.keyed) {
       if (route == Route.HEALTH) {
@@ -243,23 +284,33 @@ public final class Gateway implements AutoCloseable {
     return apiKeys.memberOf(key);
   }
 
-  // --- orders --------------------------------------------------------------------------------------
+  // --- orders
+  // --------------------------------------------------------------------------------------
   private void placeOne(HttpCall call, String member, long received) {
-    Order order = requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
+    Order order =
+        requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
     // Answer on a gateway thread, never on the producer's I/O thread.
-    submitter.submit(member, order, traced(received)).whenCompleteAsync((meta, err) -> {
-      if (err != null) {
-        error(call, new HttpError(503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
-      } else {
-        pending.accepted(Topics.resultKey(member, order.getOrderId()));
-        send(call, 202, accepted(order));
-      }
-    }, workers);
+    submitter
+        .submit(member, order, traced(received))
+        .whenCompleteAsync(
+            (meta, err) -> {
+              if (err != null) {
+                error(
+                    call,
+                    new HttpError(
+                        503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
+              } else {
+                pending.accepted(Topics.resultKey(member, order.getOrderId()));
+                send(call, 202, accepted(order));
+              }
+            },
+            workers);
   }
 
   private void placeBatch(HttpCall call, String member, long received) {
-    List<Order> orders = requests.batch(RequestInput.jsonBody(call, maxBatchBodyBytes), System.currentTimeMillis());
+    List<Order> orders =
+        requests.batch(RequestInput.jsonBody(call, maxBatchBodyBytes), System.currentTimeMillis());
     for (Order order : orders) {
       authorizeAccount(member, order.getAccountId());
     }
@@ -267,18 +318,26 @@ public final class Gateway implements AutoCloseable {
     for (Order order : orders) {
       sends.add(submitter.submit(member, order, traced(received)));
     }
-    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenCompleteAsync((v, err) -> {
-      if (err != null) {
-        error(call, new HttpError(503, "batch not fully written (the idempotent producer may have written part "
-            + "of it; GET each order to see): " + err.getMessage()));
-        return;
-      }
-      orders.forEach(o -> pending.accepted(Topics.resultKey(member, o.getOrderId())));
-      ObjectNode body = json.createObjectNode();
-      ArrayNode list = body.putArray("orders");
-      orders.forEach(o -> list.add(accepted(o)));
-      send(call, 202, body);
-    }, workers);
+    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+        .whenCompleteAsync(
+            (v, err) -> {
+              if (err != null) {
+                error(
+                    call,
+                    new HttpError(
+                        503,
+                        "batch not fully written (the idempotent producer may have written part "
+                            + "of it; GET each order to see): "
+                            + err.getMessage()));
+                return;
+              }
+              orders.forEach(o -> pending.accepted(Topics.resultKey(member, o.getOrderId())));
+              ObjectNode body = json.createObjectNode();
+              ArrayNode list = body.putArray("orders");
+              orders.forEach(o -> list.add(accepted(o)));
+              send(call, 202, body);
+            },
+            workers);
   }
 
   /** The receive time when this order is one of the 1 in trace.sample-one-in traced, else -1. */
@@ -303,54 +362,79 @@ public final class Gateway implements AutoCloseable {
     return node;
   }
 
-  // --- working orders: cancel, amend, list ---------------------------------------------------------
+  // --- working orders: cancel, amend, list
+  // ---------------------------------------------------------
   /**
-   * Writes the cancel, then answers as GET /orders/{id} does: with the order's final result, CANCELLED when
-   * the cancel won, ACCEPTED (or REJECTED) when a fill got there first. 409 when the order already ended.
+   * Writes the cancel, then answers as GET /orders/{id} does: with the order's final result,
+   * CANCELLED when the cancel won, ACCEPTED (or REJECTED) when a fill got there first. 409 when the
+   * order already ended.
    */
   private void cancel(HttpCall call, String member, String orderId) {
     refuseWhenEnded(member, orderId, "cancel");
-    submitter.command(member, OrderRequests.cancel(orderId, System.currentTimeMillis()))
-        .whenCompleteAsync((meta, err) -> {
-          if (err != null) {
-            error(call, new HttpError(503, "cancel not accepted: cannot write to Kafka: " + err.getMessage()));
-            return;
-          }
-          handle(call, () -> result(call, member, orderId));
-        }, workers);
+    submitter
+        .command(member, OrderRequests.cancel(orderId, System.currentTimeMillis()))
+        .whenCompleteAsync(
+            (meta, err) -> {
+              if (err != null) {
+                error(
+                    call,
+                    new HttpError(
+                        503, "cancel not accepted: cannot write to Kafka: " + err.getMessage()));
+                return;
+              }
+              handle(call, () -> result(call, member, orderId));
+            },
+            workers);
   }
 
   /**
-   * Writes the amend: 202, and the order's new terms show in GET /members/{id}/orders?status=OPEN (or it
-   * fills, and GET /orders/{id} has the result); a refused amend leaves it unchanged, with the reason in its
-   * history (order-events). 409 when the order already ended.
+   * Writes the amend: 202, and the order's new terms show in GET /members/{id}/orders?status=OPEN
+   * (or it fills, and GET /orders/{id} has the result); a refused amend leaves it unchanged, with
+   * the reason in its history (order-events). 409 when the order already ended.
    */
   private void amend(HttpCall call, String member, String orderId) {
-    OrderCommand command = requests.amend(RequestInput.jsonBody(call, maxBodyBytes), orderId, System.currentTimeMillis());
+    OrderCommand command =
+        requests.amend(
+            RequestInput.jsonBody(call, maxBodyBytes), orderId, System.currentTimeMillis());
     refuseWhenEnded(member, orderId, "amend");
-    submitter.command(member, command).whenCompleteAsync((meta, err) -> {
-      if (err != null) {
-        error(call, new HttpError(503, "amend not accepted: cannot write to Kafka: " + err.getMessage()));
-        return;
-      }
-      ObjectNode node = json.createObjectNode();
-      node.put("order_id", orderId);
-      node.put("status", "AMEND_REQUESTED");
-      node.put("open_orders", "/members/" + member + "/orders?status=OPEN");
-      node.put("result", "/orders/" + orderId);
-      send(call, 202, node);
-    }, workers);
+    submitter
+        .command(member, command)
+        .whenCompleteAsync(
+            (meta, err) -> {
+              if (err != null) {
+                error(
+                    call,
+                    new HttpError(
+                        503, "amend not accepted: cannot write to Kafka: " + err.getMessage()));
+                return;
+              }
+              ObjectNode node = json.createObjectNode();
+              node.put("order_id", orderId);
+              node.put("status", "AMEND_REQUESTED");
+              node.put("open_orders", "/members/" + member + "/orders?status=OPEN");
+              node.put("result", "/orders/" + orderId);
+              send(call, 202, node);
+            },
+            workers);
   }
 
-  /** 409 for an order whose final result this instance holds: nothing is left to cancel or amend. */
+  /**
+   * 409 for an order whose final result this instance holds: nothing is left to cancel or amend.
+   */
   private void refuseWhenEnded(String member, String orderId, String what) {
     String key = Topics.resultKey(member, orderId);
     KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
     if (queries.isLocal(where)) {
       OrderResult ended = queries.result(where, key);
       if (ended != null) {
-        throw new HttpError(409, "cannot " + what + " order " + orderId + ": it is not working, it ended "
-            + ended.getStatus());
+        throw new HttpError(
+            409,
+            "cannot "
+                + what
+                + " order "
+                + orderId
+                + ": it is not working, it ended "
+                + ended.getStatus());
       }
     }
   }
@@ -362,8 +446,10 @@ public final class Gateway implements AutoCloseable {
     }
     String status = RequestInput.queryText(call, "status", "OPEN");
     if (!status.equals("OPEN")) {
-      throw HttpError.badField("status", "only OPEN (working orders) is listed here; an order that ended is at "
-          + "GET /orders/{id}, its history in the account statement");
+      throw HttpError.badField(
+          "status",
+          "only OPEN (working orders) is listed here; an order that ended is at "
+              + "GET /orders/{id}, its history in the account statement");
     }
     KeyQueryMetadata where = queries.locate(StoreNames.OPEN_ORDERS, memberId);
     if (!queries.isLocal(where)) {
@@ -388,37 +474,60 @@ public final class Gateway implements AutoCloseable {
       node.put("reserved", Micros.format(open.reserved()));
       node.put("ingest_ts", java.time.Instant.ofEpochMilli(open.receivedMs()).toString());
       node.put("placed_ts", java.time.Instant.ofEpochMilli(open.placedMs()).toString());
-      node.put("expires_ts", open.expiresMs() == 0 ? null : java.time.Instant.ofEpochMilli(open.expiresMs()).toString());
+      node.put(
+          "expires_ts",
+          open.expiresMs() == 0
+              ? null
+              : java.time.Instant.ofEpochMilli(open.expiresMs()).toString());
     }
     send(call, 200, body);
   }
 
-  // --- results -------------------------------------------------------------------------------------
+  // --- results
+  // -------------------------------------------------------------------------------------
   private void result(HttpCall call, String member, String orderId) {
-    // Another member's order and one that does not exist look the same: the key includes the member.
+    // Another member's order and one that does not exist look the same: the key includes the
+    // member.
     String key = Topics.resultKey(member, orderId);
     KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
     if (!queries.isLocal(where)) {
-      // GET /orders/{id} there, also for a cancel: the cancel itself is already written (ids need no escaping)
-      forward(call, where.activeHost(), "/orders/" + orderId + (call.rawQuery() == null ? "" : "?" + call.rawQuery()));
+      // GET /orders/{id} there, also for a cancel: the cancel itself is already written (ids need
+      // no escaping)
+      forward(
+          call,
+          where.activeHost(),
+          "/orders/" + orderId + (call.rawQuery() == null ? "" : "?" + call.rawQuery()));
       return;
     }
     long wait = RequestInput.queryLong(call, "wait_ms", defaultWaitMs, 0, maxWaitMs);
-    // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is read
-    // once per poll (after the waiter is registered, so no result slips between), except when no slot
+    // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is
+    // read
+    // once per poll (after the waiter is registered, so no result slips between), except when no
+    // slot
     // is free: a result that is already there is still answered rather than refused.
     if (wait == 0) {
-      answerNow(call, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
+      answerNow(
+          call, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));
       return;
     }
     try {
-      resultPolls.await(call, member, key, wait, () -> queries.result(where, key), r -> respondResult(call, r), () -> {
-        if (pending.isPending(key)) {
-          send(call, 202, pendingBody(orderId));
-        } else {
-          error(call, new HttpError(404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
-        }
-      });
+      resultPolls.await(
+          call,
+          member,
+          key,
+          wait,
+          () -> queries.result(where, key),
+          r -> respondResult(call, r),
+          () -> {
+            if (pending.isPending(key)) {
+              send(call, 202, pendingBody(orderId));
+            } else {
+              error(
+                  call,
+                  new HttpError(
+                      404, "no result for order " + orderId + " after " + wait + " ms (unknown)"));
+            }
+          });
     } catch (HttpError full) {
       if (full.status != 429) {
         throw full;
@@ -460,7 +569,8 @@ public final class Gateway implements AutoCloseable {
     node.put("side", r.getSide().name());
     node.put("quantity", r.getQuantity());
     node.put("fill_price", r.getFillPrice() == null ? null : r.getFillPrice().toPlainString());
-    node.put("realized_pnl", r.getRealizedPnl() == null ? null : r.getRealizedPnl().toPlainString());
+    node.put(
+        "realized_pnl", r.getRealizedPnl() == null ? null : r.getRealizedPnl().toPlainString());
     node.put("client_ts", r.getClientTs().toString());
     node.put("ingest_ts", r.getIngestTs().toString());
     node.put("processed_ts", r.getProcessedTs().toString());
@@ -470,7 +580,8 @@ public final class Gateway implements AutoCloseable {
     send(call, 200, node);
   }
 
-  // --- positions and risk --------------------------------------------------------------------------
+  // --- positions and risk
+  // --------------------------------------------------------------------------
   private void positions(HttpCall call, String member, String accountId) {
     AccountEntry account = queries.account(accountId);
     if (account == null) {
@@ -543,7 +654,8 @@ public final class Gateway implements AutoCloseable {
     send(call, 200, body);
   }
 
-  // --- plumbing ------------------------------------------------------------------------------------
+  // --- plumbing
+  // ------------------------------------------------------------------------------------
   private void health(HttpCall call) {
     KafkaStreams.State state = streams.state();
     ObjectNode node = json.createObjectNode();
@@ -564,7 +676,10 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  /** Answers with what the instance holding the key answers (once: a forwarded request never forwards). */
+  /**
+   * Answers with what the instance holding the key answers (once: a forwarded request never
+   * forwards).
+   */
   private void forward(HttpCall call, HostInfo owner) {
     forward(call, owner, call.rawTarget());
   }
@@ -575,33 +690,58 @@ public final class Gateway implements AutoCloseable {
       throw new HttpError(503, "the key moved between instances; try again shortly");
     }
     URI target = URI.create("http://" + owner.host() + ":" + owner.port() + pathAndQuery);
-    HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(Duration.ofMillis(maxWaitMs + 5000))
-        .header(FORWARDED, queries.self().toString()).GET();
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(target)
+            .timeout(Duration.ofMillis(maxWaitMs + 5000))
+            .header(FORWARDED, queries.self().toString())
+            .GET();
     for (String header : List.of("X-Api-Key", "Authorization")) {
       String value = call.header(header);
       if (value != null) {
         req.header(header, value);
       }
     }
-    peers.sendAsync(req.build(), HttpResponse.BodyHandlers.ofByteArray()).whenCompleteAsync((resp, err) -> {
-      if (err != null) {
-        error(call, new HttpError(502, "instance " + owner + " holding this key did not answer: " + err.getMessage()));
-        return;
-      }
-      Map<String, String> headers = new LinkedHashMap<>();
-      resp.headers().firstValue("Retry-After").ifPresent(v -> headers.put("Retry-After", v));
-      call.respond(resp.statusCode(), resp.headers().firstValue("Content-Type").orElse(JSON), resp.body(), headers);
-    }, workers);
+    peers
+        .sendAsync(req.build(), HttpResponse.BodyHandlers.ofByteArray())
+        .whenCompleteAsync(
+            (resp, err) -> {
+              if (err != null) {
+                error(
+                    call,
+                    new HttpError(
+                        502,
+                        "instance "
+                            + owner
+                            + " holding this key did not answer: "
+                            + err.getMessage()));
+                return;
+              }
+              Map<String, String> headers = new LinkedHashMap<>();
+              resp.headers()
+                  .firstValue("Retry-After")
+                  .ifPresent(v -> headers.put("Retry-After", v));
+              call.respond(
+                  resp.statusCode(),
+                  resp.headers().firstValue("Content-Type").orElse(JSON),
+                  resp.body(),
+                  headers);
+            },
+            workers);
   }
 
-  /** Runs a step of a request (its first, or one after a Kafka write), answering any refusal of it. */
+  /**
+   * Runs a step of a request (its first, or one after a Kafka write), answering any refusal of it.
+   */
   private void handle(HttpCall call, Runnable step) {
     try {
       step.run();
     } catch (HttpError e) {
       error(call, e);
     } catch (InvalidStateStoreException e) {
-      error(call, new HttpError(503, "the order flow's state is being restored or moved; try again shortly"));
+      error(
+          call,
+          new HttpError(
+              503, "the order flow's state is being restored or moved; try again shortly"));
     } catch (RuntimeException e) {
       log.error("gateway error on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
       error(call, new HttpError(500, "internal error: " + e.getClass().getSimpleName()));

@@ -3,7 +3,10 @@ package io.brokerstream.streams.gateway;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** An answer other than 2xx, with the field it is about when there is one, and headers it must carry. */
+/**
+ * An answer other than 2xx, with the field it is about when there is one, and headers it must
+ * carry.
+ */
 final class HttpError extends RuntimeException {
   final int status;
   final String field;

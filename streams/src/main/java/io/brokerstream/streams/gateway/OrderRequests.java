@@ -6,8 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderAction;
 import io.brokerstream.avro.OrderCommand;
-import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.TimeInForce;
+import io.brokerstream.rules.Identifiers;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -16,25 +17,39 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import io.brokerstream.rules.Identifiers;
 
 /**
  * JSON order requests into Orders. Only the shape is checked here (types, required fields, decimal
- * places, identifiers, timestamps): a malformed request is answered 400 naming the field and nothing
- * is written. JSON is read strictly: one value and nothing after it, no duplicate keys, no NaN.
- * Business rules (a zero quantity, an unknown instrument) are the order flow's, which answers them
- * with a reason code like any other order.
+ * places, identifiers, timestamps): a malformed request is answered 400 naming the field and
+ * nothing is written. JSON is read strictly: one value and nothing after it, no duplicate keys, no
+ * NaN. Business rules (a zero quantity, an unknown instrument) are the order flow's, which answers
+ * them with a reason code like any other order.
  */
 final class OrderRequests {
   static final int MAX_BATCH = 1000;
-  private static final Set<String> FIELDS = Set.of("order_id", "account_id", "instrument_id", "side", "quantity",
-      "limit_price", "short_sale", "client_ts", "trace_id", "time_in_force", "stop_price");
-  private static final Set<String> AMEND_FIELDS = Set.of("quantity", "limit_price", "stop_price", "trace_id");
+  private static final Set<String> FIELDS =
+      Set.of(
+          "order_id",
+          "account_id",
+          "instrument_id",
+          "side",
+          "quantity",
+          "limit_price",
+          "short_sale",
+          "client_ts",
+          "trace_id",
+          "time_in_force",
+          "stop_price");
+  private static final Set<String> AMEND_FIELDS =
+      Set.of("quantity", "limit_price", "stop_price", "trace_id");
+
   /**
-   * client_ts is the client's claim, kept beside the broker's own times and never used to decide: it must be a
-   * time of this century (2000-01-01 to 2099-12-31), which any database and any date type can hold.
+   * client_ts is the client's claim, kept beside the broker's own times and never used to decide:
+   * it must be a time of this century (2000-01-01 to 2099-12-31), which any database and any date
+   * type can hold.
    */
   static final long MIN_CLIENT_TS = 946_684_800_000L;
+
   static final long MAX_CLIENT_TS = 4_102_444_799_999L;
   private final ObjectMapper json;
 
@@ -63,7 +78,8 @@ final class OrderRequests {
       throw HttpError.badField("orders", "expected {\"orders\": [...]} and nothing else");
     }
     if (items.size() == 0 || items.size() > MAX_BATCH) {
-      throw HttpError.badField("orders", "a batch holds 1 to " + MAX_BATCH + " orders, got " + items.size());
+      throw HttpError.badField(
+          "orders", "a batch holds 1 to " + MAX_BATCH + " orders, got " + items.size());
     }
     List<Order> orders = new ArrayList<>(items.size());
     List<String> problems = new ArrayList<>();
@@ -88,8 +104,10 @@ final class OrderRequests {
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new HttpError(400, "body is not JSON (one value, no duplicate keys, no NaN): "
-          + abbreviate(String.valueOf(e.getOriginalMessage())));
+      throw new HttpError(
+          400,
+          "body is not JSON (one value, no duplicate keys, no NaN): "
+              + abbreviate(String.valueOf(e.getOriginalMessage())));
     } catch (IOException e) {
       throw new HttpError(400, "cannot read the body: " + e.getMessage());
     }
@@ -97,12 +115,17 @@ final class OrderRequests {
 
   private Order parse(JsonNode node, String at, long nowMs) {
     if (!node.isObject()) {
-      throw HttpError.badField(at.isEmpty() ? "order" : at.substring(0, at.length() - 1), "expected a JSON object");
+      throw HttpError.badField(
+          at.isEmpty() ? "order" : at.substring(0, at.length() - 1), "expected a JSON object");
     }
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!FIELDS.contains(name)) {
-        throw HttpError.badField(at + name, "unknown field (allowed: " + String.join(", ", FIELDS.stream().sorted().toList()) + ")");
+        throw HttpError.badField(
+            at + name,
+            "unknown field (allowed: "
+                + String.join(", ", FIELDS.stream().sorted().toList())
+                + ")");
       }
     }
     String side = side(node, at);
@@ -111,18 +134,27 @@ final class OrderRequests {
       throw HttpError.badField(at + "quantity", "required");
     }
     if (!quantity.isIntegralNumber() || !quantity.canConvertToLong()) {
-      throw HttpError.badField(at + "quantity", "must be a whole number within 64 bits, got "
-          + abbreviate(quantity.toString()));
+      throw HttpError.badField(
+          at + "quantity",
+          "must be a whole number within 64 bits, got " + abbreviate(quantity.toString()));
     }
     String orderId = id(node, at, "order_id", false, Identifiers.MAX_ID);
     JsonNode ts = node.get("client_ts");
     if (ts != null && !ts.isNull() && !(ts.isIntegralNumber() && ts.canConvertToLong())) {
-      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds, got " + abbreviate(ts.toString()));
+      throw HttpError.badField(
+          at + "client_ts", "must be epoch milliseconds, got " + abbreviate(ts.toString()));
     }
-    // Compared with fixed bounds, never as a difference (|ts - now| overflows for ts near Long.MIN_VALUE).
+    // Compared with fixed bounds, never as a difference (|ts - now| overflows for ts near
+    // Long.MIN_VALUE).
     if (ts != null && !ts.isNull() && !plausibleClientTs(ts.longValue())) {
-      throw HttpError.badField(at + "client_ts", "must be epoch milliseconds from " + MIN_CLIENT_TS + " (2000-01-01) to "
-          + MAX_CLIENT_TS + " (2099-12-31), got " + ts.longValue());
+      throw HttpError.badField(
+          at + "client_ts",
+          "must be epoch milliseconds from "
+              + MIN_CLIENT_TS
+              + " (2000-01-01) to "
+              + MAX_CLIENT_TS
+              + " (2099-12-31), got "
+              + ts.longValue());
     }
     JsonNode shortSale = node.get("short_sale");
     if (shortSale != null && !shortSale.isNull() && !shortSale.isBoolean()) {
@@ -132,8 +164,9 @@ final class OrderRequests {
     TimeInForce timeInForce = TimeInForce.IOC;
     if (tif != null && !tif.isNull()) {
       if (!tif.isTextual() || !Set.of("IOC", "GTC", "DAY").contains(tif.asText())) {
-        throw HttpError.badField(at + "time_in_force", "must be \"IOC\", \"DAY\" or \"GTC\", got "
-            + abbreviate(tif.toString()));
+        throw HttpError.badField(
+            at + "time_in_force",
+            "must be \"IOC\", \"DAY\" or \"GTC\", got " + abbreviate(tif.toString()));
       }
       timeInForce = TimeInForce.valueOf(tif.asText());
     }
@@ -153,8 +186,9 @@ final class OrderRequests {
   }
 
   /**
-   * An amend of a working order: a new quantity, limit_price or stop_price (at least one). Whether the order
-   * can take it (it still works, buying power for a larger quantity, a positive price) is the flow's to say.
+   * An amend of a working order: a new quantity, limit_price or stop_price (at least one). Whether
+   * the order can take it (it still works, buying power for a larger quantity, a positive price) is
+   * the flow's to say.
    */
   OrderCommand amend(byte[] body, String orderId, long nowMs) {
     JsonNode node = tree(body);
@@ -164,8 +198,11 @@ final class OrderRequests {
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!AMEND_FIELDS.contains(name)) {
-        throw HttpError.badField(name, "unknown field (an amend may change: "
-            + String.join(", ", AMEND_FIELDS.stream().sorted().toList()) + ")");
+        throw HttpError.badField(
+            name,
+            "unknown field (an amend may change: "
+                + String.join(", ", AMEND_FIELDS.stream().sorted().toList())
+                + ")");
       }
       if (node.get(name).isNull()) {
         throw HttpError.badField(name, "null: leave out what does not change");
@@ -175,8 +212,9 @@ final class OrderRequests {
     Long newQuantity = null;
     if (quantity != null && !quantity.isNull()) {
       if (!quantity.isIntegralNumber() || !quantity.canConvertToLong()) {
-        throw HttpError.badField("quantity", "must be a whole number within 64 bits, got "
-            + abbreviate(quantity.toString()));
+        throw HttpError.badField(
+            "quantity",
+            "must be a whole number within 64 bits, got " + abbreviate(quantity.toString()));
       }
       newQuantity = quantity.longValue();
     }
@@ -185,14 +223,23 @@ final class OrderRequests {
     if (newQuantity == null && limit == null && stop == null) {
       throw HttpError.badField("amend", "give a new quantity, limit_price or stop_price");
     }
-    return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.AMEND)
-        .setClientTs(Instant.ofEpochMilli(nowMs)).setTraceId(id(node, "", "trace_id", false, Identifiers.MAX_TRACE_ID))
-        .setQuantity(newQuantity).setLimitPrice(limit).setStopPrice(stop).build();
+    return OrderCommand.newBuilder()
+        .setOrderId(orderId)
+        .setAction(OrderAction.AMEND)
+        .setClientTs(Instant.ofEpochMilli(nowMs))
+        .setTraceId(id(node, "", "trace_id", false, Identifiers.MAX_TRACE_ID))
+        .setQuantity(newQuantity)
+        .setLimitPrice(limit)
+        .setStopPrice(stop)
+        .build();
   }
 
   static OrderCommand cancel(String orderId, long nowMs) {
-    return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.CANCEL)
-        .setClientTs(Instant.ofEpochMilli(nowMs)).build();
+    return OrderCommand.newBuilder()
+        .setOrderId(orderId)
+        .setAction(OrderAction.CANCEL)
+        .setClientTs(Instant.ofEpochMilli(nowMs))
+        .build();
   }
 
   private static String side(JsonNode node, String at) {
@@ -201,13 +248,15 @@ final class OrderRequests {
       throw HttpError.badField(at + "side", "required");
     }
     if (!value.isTextual() || !(value.asText().equals("BUY") || value.asText().equals("SELL"))) {
-      throw HttpError.badField(at + "side", "must be BUY or SELL, got " + abbreviate(value.toString()));
+      throw HttpError.badField(
+          at + "side", "must be BUY or SELL, got " + abbreviate(value.toString()));
     }
     return value.asText();
   }
 
   /** An id field: absent (when allowed) or held to the one id rule. */
-  private static String id(JsonNode node, String at, String field, boolean required, int maxLength) {
+  private static String id(
+      JsonNode node, String at, String field, boolean required, int maxLength) {
     JsonNode value = node.get(field);
     if (value == null || value.isNull()) {
       if (required) {
@@ -234,9 +283,10 @@ final class OrderRequests {
   }
 
   /**
-   * A price: a JSON string of ASCII digits, an optional '-', and at most 6 decimal places and 12 integer digits
-   * (decimal(18,6)); nothing else (no exponent, '+', spaces, or digits of other scripts, which Java's
-   * BigDecimal would read). Not a JSON number: many clients write those through binary floating point.
+   * A price: a JSON string of ASCII digits, an optional '-', and at most 6 decimal places and 12
+   * integer digits (decimal(18,6)); nothing else (no exponent, '+', spaces, or digits of other
+   * scripts, which Java's BigDecimal would read). Not a JSON number: many clients write those
+   * through binary floating point.
    */
   private static BigDecimal decimal(JsonNode node, String at, String field) {
     JsonNode value = node.get(field);
@@ -244,8 +294,11 @@ final class OrderRequests {
       return null;
     }
     if (!value.isTextual() || !isAsciiDecimal(value.asText())) {
-      throw HttpError.badField(at + field, "must be a string of ASCII digits with at most 6 decimal places (like "
-          + "\"123.45\"), got " + abbreviate(value.toString()));
+      throw HttpError.badField(
+          at + field,
+          "must be a string of ASCII digits with at most 6 decimal places (like "
+              + "\"123.45\"), got "
+              + abbreviate(value.toString()));
     }
     BigDecimal price = new BigDecimal(value.asText());
     // Judge size before scaling; leading zeros do not count.

@@ -4,20 +4,20 @@ import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.trace.Stages;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import io.brokerstream.trace.Stages;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Writes orders to the orders topic, and cancels and amends to order-commands, keyed by the authenticated
- * member, so the member's orders and commands meet its positions and risk in one task. Idempotent and acknowledged by all replicas: 202 means the
- * order is durably in Kafka.
+ * Writes orders to the orders topic, and cancels and amends to order-commands, keyed by the
+ * authenticated member, so the member's orders and commands meet its positions and risk in one
+ * task. Idempotent and acknowledged by all replicas: 202 means the order is durably in Kafka.
  */
 public final class OrderSubmitter implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
@@ -31,8 +31,13 @@ public final class OrderSubmitter implements AutoCloseable {
    * @param compression none for single orders of a few hundred bytes: lz4 saved little on them and
    *     cost a frame per batch here and its decompression in the broker's validation
    */
-  public OrderSubmitter(String bootstrap, Properties login, AvroCodec<Order> codec, AvroCodec<OrderCommand> commands,
-      int lingerMs, String compression) {
+  public OrderSubmitter(
+      String bootstrap,
+      Properties login,
+      AvroCodec<Order> codec,
+      AvroCodec<OrderCommand> commands,
+      int lingerMs,
+      String compression) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.putAll(login);
@@ -46,14 +51,21 @@ public final class OrderSubmitter implements AutoCloseable {
     this.commands = commands;
   }
 
-  /** Writes a cancel or amend to order-commands, keyed by the member like its orders (the same task). */
+  /**
+   * Writes a cancel or amend to order-commands, keyed by the member like its orders (the same
+   * task).
+   */
   public CompletableFuture<RecordMetadata> command(String memberId, OrderCommand command) {
-    return send(new ProducerRecord<>(Topics.ORDER_COMMANDS, memberId,
-        commands.encode(Topics.ORDER_COMMANDS + "-value", command)));
+    return send(
+        new ProducerRecord<>(
+            Topics.ORDER_COMMANDS,
+            memberId,
+            commands.encode(Topics.ORDER_COMMANDS + "-value", command)));
   }
 
   /** Writes the order; a traced one (receivedMicros >= 0) carries its gateway stage times. */
-  public CompletableFuture<RecordMetadata> submit(String memberId, Order order, long receivedMicros) {
+  public CompletableFuture<RecordMetadata> submit(
+      String memberId, Order order, long receivedMicros) {
     byte[] value = codec.encode(Topics.ORDERS + "-value", order);
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ORDERS, memberId, value);
     if (receivedMicros >= 0) {
@@ -66,13 +78,15 @@ public final class OrderSubmitter implements AutoCloseable {
 
   private CompletableFuture<RecordMetadata> send(ProducerRecord<String, byte[]> record) {
     CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
-    producer.send(record, (meta, err) -> {
-      if (err != null) {
-        done.completeExceptionally(err);
-      } else {
-        done.complete(meta);
-      }
-    });
+    producer.send(
+        record,
+        (meta, err) -> {
+          if (err != null) {
+            done.completeExceptionally(err);
+          } else {
+            done.complete(meta);
+          }
+        });
     return done;
   }
 

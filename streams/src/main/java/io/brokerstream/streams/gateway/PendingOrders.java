@@ -6,12 +6,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Orders this gateway wrote to Kafka whose result it has not seen yet: a status poll for one of them
- * answers "pending" rather than "unknown". Only this gateway's own acknowledgement puts an order here
- * (never anything a client says), keyed like the results (member|order id), so a member cannot learn
- * of another's orders. Bounded: an entry leaves when the result is materialized here, or after
- * {@code ttlMillis}; past {@code capacity} entries new ones are not remembered (such an order then
- * reads as unknown until its result exists, as every order did before).
+ * Orders this gateway wrote to Kafka whose result it has not seen yet: a status poll for one of
+ * them answers "pending" rather than "unknown". Only this gateway's own acknowledgement puts an
+ * order here (never anything a client says), keyed like the results (member|order id), so a member
+ * cannot learn of another's orders. Bounded: an entry leaves when the result is materialized here,
+ * or after {@code ttlMillis}; past {@code capacity} entries new ones are not remembered (such an
+ * order then reads as unknown until its result exists, as every order did before).
  */
 public final class PendingOrders {
   private final Map<String, Long> acceptedAt = new ConcurrentHashMap<>();

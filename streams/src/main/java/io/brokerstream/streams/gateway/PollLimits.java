@@ -5,9 +5,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * How many long polls may wait at once, in all and per member: a waiting poll holds a connection and
- * a waiter, and a member that opens thousands of them must not starve the others. Beyond a limit the
- * answer is 429; every granted slot is given back exactly once, however its poll ends.
+ * How many long polls may wait at once, in all and per member: a waiting poll holds a connection
+ * and a waiter, and a member that opens thousands of them must not starve the others. Beyond a
+ * limit the answer is 429; every granted slot is given back exactly once, however its poll ends.
  */
 final class PollLimits {
   private final int maxTotal;
@@ -25,8 +25,13 @@ final class PollLimits {
     AtomicInteger mine = byMember.computeIfAbsent(member, m -> new AtomicInteger());
     if (mine.incrementAndGet() > maxPerMember) {
       release(member, mine, false);
-      throw new HttpError(429, "too many waiting polls for member " + member + " (at most " + maxPerMember
-          + "); poll with a shorter wait_ms or fewer at once");
+      throw new HttpError(
+          429,
+          "too many waiting polls for member "
+              + member
+              + " (at most "
+              + maxPerMember
+              + "); poll with a shorter wait_ms or fewer at once");
     }
     if (total.incrementAndGet() > maxTotal) {
       release(member, mine, true);

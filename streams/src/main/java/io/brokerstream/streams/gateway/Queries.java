@@ -31,7 +31,8 @@ final class Queries {
   private final KafkaStreams streams;
   private final HostInfo self;
   private final LocalResults local;
-  private final ConcurrentHashMap<String, ReadOnlyKeyValueStore<String, ?>> globals = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ReadOnlyKeyValueStore<String, ?>> globals =
+      new ConcurrentHashMap<>();
 
   Queries(KafkaStreams streams, HostInfo self, LocalResults local) {
     this.streams = streams;
@@ -66,14 +67,17 @@ final class Queries {
         // closing under this read (the task moves): ask Kafka Streams, which knows where it went
       }
     }
-    return this.<OrderResult>partitionStore(StoreNames.ORDER_RESULTS, meta.partition()).get(orderId);
+    return this.<OrderResult>partitionStore(StoreNames.ORDER_RESULTS, meta.partition())
+        .get(orderId);
   }
 
   List<KeyValue<String, PositionState>> positions(KeyQueryMetadata meta, String accountId) {
     List<KeyValue<String, PositionState>> out = new ArrayList<>();
-    ReadOnlyKeyValueStore<String, PositionState> store = partitionStore(StoreNames.POSITIONS, meta.partition());
+    ReadOnlyKeyValueStore<String, PositionState> store =
+        partitionStore(StoreNames.POSITIONS, meta.partition());
     try (KeyValueIterator<String, PositionState> it = store.prefixScan(accountId + "|", KEYS)) {
-      it.forEachRemaining(kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
+      it.forEachRemaining(
+          kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
     }
     return out;
   }
@@ -81,7 +85,8 @@ final class Queries {
   /** The member's working orders (its task holds them under member|order id), in order id order. */
   List<OpenOrder> openOrders(KeyQueryMetadata meta, String memberId) {
     List<OpenOrder> out = new ArrayList<>();
-    ReadOnlyKeyValueStore<String, OpenOrder> store = partitionStore(StoreNames.OPEN_ORDERS, meta.partition());
+    ReadOnlyKeyValueStore<String, OpenOrder> store =
+        partitionStore(StoreNames.OPEN_ORDERS, meta.partition());
     try (KeyValueIterator<String, OpenOrder> it = store.prefixScan(memberId + "|", KEYS)) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
@@ -89,12 +94,14 @@ final class Queries {
   }
 
   RiskState risk(KeyQueryMetadata meta, String memberId) {
-    RiskState r = this.<RiskState>partitionStore(StoreNames.MEMBER_RISK, meta.partition()).get(memberId);
+    RiskState r =
+        this.<RiskState>partitionStore(StoreNames.MEMBER_RISK, meta.partition()).get(memberId);
     return r == null ? RiskState.NONE : r;
   }
 
   long cashDelta(KeyQueryMetadata meta, String accountId) {
-    Long delta = this.<Long>partitionStore(StoreNames.ACCOUNT_CASH, meta.partition()).get(accountId);
+    Long delta =
+        this.<Long>partitionStore(StoreNames.ACCOUNT_CASH, meta.partition()).get(accountId);
     return delta == null ? 0 : delta;
   }
 
@@ -104,8 +111,9 @@ final class Queries {
 
   List<AccountEntry> accountsOf(String memberId) {
     List<AccountEntry> out = new ArrayList<>();
-    try (KeyValueIterator<String, AccountEntry> it = this.<AccountEntry>globalStore(StoreNames.ACCOUNTS)
-        .prefixScan(StoreNames.memberIndexPrefix(memberId), KEYS)) {
+    try (KeyValueIterator<String, AccountEntry> it =
+        this.<AccountEntry>globalStore(StoreNames.ACCOUNTS)
+            .prefixScan(StoreNames.memberIndexPrefix(memberId), KEYS)) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -119,7 +127,8 @@ final class Queries {
     return globalGet(StoreNames.API_KEYS, sha256);
   }
 
-  // Every request reads two or three global stores; building the query wrapper each time showed in the
+  // Every request reads two or three global stores; building the query wrapper each time showed in
+  // the
   // gateway's profile. A global store never migrates, so its wrapper is kept until it throws.
   @SuppressWarnings("unchecked")
   private <V> ReadOnlyKeyValueStore<String, V> globalStore(String name) {
@@ -129,7 +138,9 @@ final class Queries {
     }
     try {
       ReadOnlyKeyValueStore<String, V> store =
-          streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+          streams.store(
+              StoreQueryParameters.fromNameAndType(
+                  name, QueryableStoreTypes.<String, V>keyValueStore()));
       globals.put(name, store);
       return store;
     } catch (InvalidStateStoreException e) {
@@ -148,10 +159,12 @@ final class Queries {
 
   private <V> ReadOnlyKeyValueStore<String, V> partitionStore(String name, int partition) {
     try {
-      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore())
-          .withPartition(partition));
+      return streams.store(
+          StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore())
+              .withPartition(partition));
     } catch (InvalidStateStoreException e) {
-      throw new HttpError(503, "store " + name + " is not ready on this instance; try again shortly");
+      throw new HttpError(
+          503, "store " + name + " is not ready on this instance; try again shortly");
     }
   }
 }

@@ -18,13 +18,18 @@ import java.util.Locale;
 final class RequestInput {
   private RequestInput() {}
 
-  /** The body of a JSON request: 415 for another content type, 413 beyond maxBytes (the edge read it whole). */
+  /**
+   * The body of a JSON request: 415 for another content type, 413 beyond maxBytes (the edge read it
+   * whole).
+   */
   static byte[] jsonBody(HttpCall call, int maxBytes) {
     String type = call.header("Content-Type");
     String media = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     if (!media.equals("application/json")) {
-      throw new HttpError(415, "Content-Type must be application/json, got "
-          + (type == null ? "none" : "'" + printable(type) + "'"));
+      throw new HttpError(
+          415,
+          "Content-Type must be application/json, got "
+              + (type == null ? "none" : "'" + printable(type) + "'"));
     }
     byte[] body = call.body();
     if (body.length > maxBytes) {
@@ -33,7 +38,9 @@ final class RequestInput {
     return body;
   }
 
-  /** A path segment that names an id: decoded once, then held to the one id rule (400 otherwise). */
+  /**
+   * A path segment that names an id: decoded once, then held to the one id rule (400 otherwise).
+   */
   static String id(String raw, String what) {
     String text = segment(raw, what);
     String problem = Identifiers.problem(text, Identifiers.MAX_ID);
@@ -52,11 +59,13 @@ final class RequestInput {
     for (int i = 0; i < raw.length(); i++) {
       char c = raw.charAt(i);
       if (c == '%') {
-        if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+        if (i + 2 >= raw.length()
+            || Character.digit(raw.charAt(i + 1), 16) < 0
             || Character.digit(raw.charAt(i + 2), 16) < 0) {
           throw new HttpError(400, what + ": bad percent-encoding in '" + printable(raw) + "'");
         }
-        bytes.write(Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
+        bytes.write(
+            Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
         i += 2;
       } else if (c > 0x7e) {
         throw new HttpError(400, what + ": characters beyond ASCII must be percent-encoded");
@@ -66,8 +75,13 @@ final class RequestInput {
     }
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes.toByteArray()))
+              .toString();
     } catch (CharacterCodingException e) {
       throw new HttpError(400, what + ": not UTF-8 once decoded");
     }
@@ -87,15 +101,20 @@ final class RequestInput {
     return false;
   }
 
-  /** A query parameter as a whole number within [min, max] (raw query, decoded once), else the fallback. */
+  /**
+   * A query parameter as a whole number within [min, max] (raw query, decoded once), else the
+   * fallback.
+   */
   static long queryLong(HttpCall call, String name, long fallback, long min, long max) {
     String text = queryText(call, name, null);
     if (text == null) {
       return fallback;
     }
-    // ASCII digits only (Long.parseLong takes any script's digits), and no more than fit: judged as text.
+    // ASCII digits only (Long.parseLong takes any script's digits), and no more than fit: judged as
+    // text.
     if (text.isEmpty() || text.length() > 18 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      throw HttpError.badField(name, "must be a whole number of milliseconds between " + min + " and " + max);
+      throw HttpError.badField(
+          name, "must be a whole number of milliseconds between " + min + " and " + max);
     }
     long v = Long.parseLong(text);
     if (v < min || v > max) {

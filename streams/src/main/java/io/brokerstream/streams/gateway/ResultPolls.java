@@ -11,9 +11,10 @@ import java.util.function.Supplier;
 
 /**
  * A long poll for one order's result: it holds a slot of {@link PollLimits} and a waiter of {@link
- * ResultWaiters} until exactly one of these ends it, and each gives both back exactly once: the result
- * arriving, the result already in the store, the wait running out, the client hanging up, or the store
- * refusing the read (restoring or moving: the caller answers 503, and nothing is left held).
+ * ResultWaiters} until exactly one of these ends it, and each gives both back exactly once: the
+ * result arriving, the result already in the store, the wait running out, the client hanging up, or
+ * the store refusing the read (restoring or moving: the caller answers 503, and nothing is left
+ * held).
  */
 final class ResultPolls {
   private final PollLimits limits;
@@ -21,7 +22,8 @@ final class ResultPolls {
   private final ScheduledExecutorService timers;
   private final Executor workers;
 
-  ResultPolls(PollLimits limits, ResultWaiters waiters, ScheduledExecutorService timers, Executor workers) {
+  ResultPolls(
+      PollLimits limits, ResultWaiters waiters, ScheduledExecutorService timers, Executor workers) {
     this.limits = limits;
     this.waiters = waiters;
     this.timers = timers;
@@ -29,28 +31,38 @@ final class ResultPolls {
   }
 
   /**
-   * Waits up to {@code waitMs} for the result under {@code key}: {@code answer} gets it (on a worker thread),
-   * or {@code timedOut} runs. {@code read} is the store read, done once after the waiter is registered so no
-   * result slips between; whatever it throws is thrown here once the slot and the waiter are given back. 429
-   * (as an HttpError) when no slot is free.
+   * Waits up to {@code waitMs} for the result under {@code key}: {@code answer} gets it (on a
+   * worker thread), or {@code timedOut} runs. {@code read} is the store read, done once after the
+   * waiter is registered so no result slips between; whatever it throws is thrown here once the
+   * slot and the waiter are given back. 429 (as an HttpError) when no slot is free.
    */
-  void await(HttpCall call, String member, String key, long waitMs, Supplier<OrderResult> read,
-      Consumer<OrderResult> answer, Runnable timedOut) {
+  void await(
+      HttpCall call,
+      String member,
+      String key,
+      long waitMs,
+      Supplier<OrderResult> read,
+      Consumer<OrderResult> answer,
+      Runnable timedOut) {
     Runnable release = limits.acquire(member);
     AtomicBoolean ended = new AtomicBoolean();
     Runnable[] forget = {() -> {}};
-    Runnable giveBack = () -> {
-      forget[0].run();
-      release.run();
-    };
+    Runnable giveBack =
+        () -> {
+          forget[0].run();
+          release.run();
+        };
     try {
       // The results table announces on a stream thread: answer on a worker thread.
-      forget[0] = waiters.await(key, r -> {
-        if (ended.compareAndSet(false, true)) {
-          release.run();
-          workers.execute(() -> answer.accept(r));
-        }
-      });
+      forget[0] =
+          waiters.await(
+              key,
+              r -> {
+                if (ended.compareAndSet(false, true)) {
+                  release.run();
+                  workers.execute(() -> answer.accept(r));
+                }
+              });
       OrderResult stored = read.get();
       if (stored != null) {
         if (ended.compareAndSet(false, true)) {
@@ -66,16 +78,20 @@ final class ResultPolls {
       throw e;
     }
     // A client that hangs up gives its slot back at once, not when its wait ends.
-    call.onHangUp(() -> {
-      if (ended.compareAndSet(false, true)) {
-        giveBack.run();
-      }
-    });
-    timers.schedule(() -> {
-      if (ended.compareAndSet(false, true)) {
-        giveBack.run();
-        workers.execute(timedOut);
-      }
-    }, waitMs, TimeUnit.MILLISECONDS);
+    call.onHangUp(
+        () -> {
+          if (ended.compareAndSet(false, true)) {
+            giveBack.run();
+          }
+        });
+    timers.schedule(
+        () -> {
+          if (ended.compareAndSet(false, true)) {
+            giveBack.run();
+            workers.execute(timedOut);
+          }
+        },
+        waitMs,
+        TimeUnit.MILLISECONDS);
   }
 }

@@ -14,14 +14,20 @@ import java.util.function.Consumer;
 public final class ResultWaiters {
   private final Map<String, List<Consumer<OrderResult>>> waiting = new ConcurrentHashMap<>();
 
-  /** Registers before the caller looks in the store, so a result landing in between is not missed. */
+  /**
+   * Registers before the caller looks in the store, so a result landing in between is not missed.
+   */
   Runnable await(String orderId, Consumer<OrderResult> onResult) {
-    List<Consumer<OrderResult>> list = waiting.computeIfAbsent(orderId, k -> new CopyOnWriteArrayList<>());
+    List<Consumer<OrderResult>> list =
+        waiting.computeIfAbsent(orderId, k -> new CopyOnWriteArrayList<>());
     list.add(onResult);
-    return () -> waiting.computeIfPresent(orderId, (k, l) -> {
-      l.remove(onResult);
-      return l.isEmpty() ? null : l;
-    });
+    return () ->
+        waiting.computeIfPresent(
+            orderId,
+            (k, l) -> {
+              l.remove(onResult);
+              return l.isEmpty() ? null : l;
+            });
   }
 
   public void complete(String orderId, OrderResult result) {

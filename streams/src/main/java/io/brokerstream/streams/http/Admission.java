@@ -13,13 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Admits a connection while the edge holds fewer than its limit in all and from the client's address;
- * otherwise answers 503 at once and closes it, before a byte of it is read. Counts are given back when a
- * connection closes, however it closes.
+ * Admits a connection while the edge holds fewer than its limit in all and from the client's
+ * address; otherwise answers 503 at once and closes it, before a byte of it is read. Counts are
+ * given back when a connection closes, however it closes.
  */
 @Sharable
 final class Admission extends ChannelInboundHandlerAdapter {
-  private static final AttributeKey<InetAddress> COUNTED = AttributeKey.valueOf("brokerstream.admitted-address");
+  private static final AttributeKey<InetAddress> COUNTED =
+      AttributeKey.valueOf("brokerstream.admitted-address");
 
   private final int maxTotal;
   private final int maxPerAddress;
@@ -39,12 +40,17 @@ final class Admission extends ChannelInboundHandlerAdapter {
     ctx.channel().attr(COUNTED).set(address);
     if (all > maxTotal || mine > maxPerAddress) {
       ctx.channel().config().setAutoRead(false);
-      String why = all > maxTotal
-          ? "the gateway holds its limit of " + maxTotal + " connections"
-          : "your address holds its limit of " + maxPerAddress + " connections";
-      byte[] body = ("{\"error\":\"" + why + "; close one or try again shortly\"}").getBytes(StandardCharsets.US_ASCII);
-      String head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
-          + body.length + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+      String why =
+          all > maxTotal
+              ? "the gateway holds its limit of " + maxTotal + " connections"
+              : "your address holds its limit of " + maxPerAddress + " connections";
+      byte[] body =
+          ("{\"error\":\"" + why + "; close one or try again shortly\"}")
+              .getBytes(StandardCharsets.US_ASCII);
+      String head =
+          "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
+              + body.length
+              + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
       // Straight to the socket: this handler sits before the HTTP codec.
       ctx.writeAndFlush(Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body))
           .addListener(ChannelFutureListener.CLOSE);

@@ -8,10 +8,10 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Refuses a body past what its route takes as soon as that is known: from its Content-Length before a byte
- * of it is read, or as its chunks add up (a chunk that claims 2 GB is refused once the route's limit has
- * arrived, not when the 2 GB would have). What follows a refused request on its connection is dropped, and
- * the dispatcher answers 413 and closes it.
+ * Refuses a body past what its route takes as soon as that is known: from its Content-Length before
+ * a byte of it is read, or as its chunks add up (a chunk that claims 2 GB is refused once the
+ * route's limit has arrived, not when the 2 GB would have). What follows a refused request on its
+ * connection is dropped, and the dispatcher answers 413 and closes it.
  */
 final class BodyBudget extends ChannelInboundHandlerAdapter {
   /** A request this handler refused, passed on for the dispatcher to answer in order. */

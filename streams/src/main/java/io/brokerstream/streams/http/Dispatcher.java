@@ -30,11 +30,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands a connection's complete requests to the handler one at a time, in the order they came, and writes
- * each answer in that order (HTTP/1.1 pipelining): the next request is handed over once the previous answer
- * is written. Requests read ahead are queued up to the edge's limit, then reading stops until it drains.
- * A request the codec could not read (bad line, headers or chunking) is answered 400, 414 or 431 and the
- * connection closed: nothing after it on that connection can be trusted to be framed right.
+ * Hands a connection's complete requests to the handler one at a time, in the order they came, and
+ * writes each answer in that order (HTTP/1.1 pipelining): the next request is handed over once the
+ * previous answer is written. Requests read ahead are queued up to the edge's limit, then reading
+ * stops until it drains. A request the codec could not read (bad line, headers or chunking) is
+ * answered 400, 414 or 431 and the connection closed: nothing after it on that connection can be
+ * trusted to be framed right.
  */
 final class Dispatcher extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -113,32 +114,53 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
       request.release();
     }
     try {
-      handlers.execute(() -> {
-        try {
-          handler.handle(call);
-        } catch (RuntimeException | Error e) {
-          log.error("handler failed on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
-          call.respond(500, "application/json", Texts.errorJson("internal error"), Map.of());
-        }
-      });
+      handlers.execute(
+          () -> {
+            try {
+              handler.handle(call);
+            } catch (RuntimeException | Error e) {
+              log.error(
+                  "handler failed on {} {}",
+                  call.method(),
+                  Texts.printable(call.rawPath(), 200),
+                  e);
+              call.respond(500, "application/json", Texts.errorJson("internal error"), Map.of());
+            }
+          });
     } catch (RejectedExecutionException e) {
-      call.respond(503, "application/json", Texts.errorJson("the gateway is shutting down"), Map.of("Retry-After", "1"));
+      call.respond(
+          503,
+          "application/json",
+          Texts.errorJson("the gateway is shutting down"),
+          Map.of("Retry-After", "1"));
     }
   }
 
-  /** A request the codec could not read: answered if it is the only one pending, and the connection closed. */
+  /**
+   * A request the codec could not read: answered if it is the only one pending, and the connection
+   * closed.
+   */
   private void refuse(Throwable cause) {
-    int status = cause instanceof TooLongHttpLineException ? 414
-        : cause instanceof TooLongHttpHeaderException ? 431
-        : 400;
-    String what = status == 414 ? "request line longer than " + limits.maxLineBytes() + " bytes"
-        : status == 431 ? "headers larger than " + limits.maxHeaderBytes() + " bytes"
-        : cause instanceof TooLongFrameException ? "a part of the request is too long"
-        : "malformed request: " + Texts.printable(String.valueOf(cause.getMessage()), 120);
+    int status =
+        cause instanceof TooLongHttpLineException
+            ? 414
+            : cause instanceof TooLongHttpHeaderException ? 431 : 400;
+    String what =
+        status == 414
+            ? "request line longer than " + limits.maxLineBytes() + " bytes"
+            : status == 431
+                ? "headers larger than " + limits.maxHeaderBytes() + " bytes"
+                : cause instanceof TooLongFrameException
+                    ? "a part of the request is too long"
+                    : "malformed request: "
+                        + Texts.printable(String.valueOf(cause.getMessage()), 120);
     refuse(status, what);
   }
 
-  /** Answers a refused request if it is the only one pending (else just closes), and closes the connection. */
+  /**
+   * Answers a refused request if it is the only one pending (else just closes), and closes the
+   * connection.
+   */
   private void refuse(int status, String what) {
     closing = true;
     if (busy || !queued.isEmpty()) {
@@ -158,14 +180,16 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
       ctx.close(); // idle, or an answer is still owed first: nothing to say in order
       return;
     }
-    long ms = late.startsWith("the request body") ? limits.bodyTimeoutMs() : limits.headerTimeoutMs();
+    long ms =
+        late.startsWith("the request body") ? limits.bodyTimeoutMs() : limits.headerTimeoutMs();
     writeAndClose(408, Texts.errorJson(late + " did not arrive within " + ms + " ms"), Map.of());
   }
 
   private void writeAndClose(int status, byte[] body, Map<String, String> headers) {
     clock.stop();
     ctx.channel().config().setAutoRead(false);
-    ctx.writeAndFlush(response(status, "application/json", body, headers, false, HttpVersion.HTTP_1_1))
+    ctx.writeAndFlush(
+            response(status, "application/json", body, headers, false, HttpVersion.HTTP_1_1))
         .addListener(ChannelFutureListener.CLOSE);
   }
 
@@ -186,10 +210,16 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  private static FullHttpResponse response(int status, String contentType, byte[] body, Map<String, String> headers,
-      boolean keepAlive, HttpVersion version) {
+  private static FullHttpResponse response(
+      int status,
+      String contentType,
+      byte[] body,
+      Map<String, String> headers,
+      boolean keepAlive,
+      HttpVersion version) {
     ByteBuf content = body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
-    FullHttpResponse response = new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status), content);
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(version, HttpResponseStatus.valueOf(status), content);
     if (body.length > 0) {
       response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
     }
@@ -265,7 +295,8 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void respond(int status, String contentType, byte[] responseBody, Map<String, String> extra) {
+    public void respond(
+        int status, String contentType, byte[] responseBody, Map<String, String> extra) {
       if (!answered.compareAndSet(false, true)) {
         return;
       }
@@ -279,31 +310,37 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
       }
     }
 
-    private void write(int status, String contentType, byte[] responseBody, Map<String, String> extra) {
+    private void write(
+        int status, String contentType, byte[] responseBody, Map<String, String> extra) {
       boolean keep = keepAlive && !closing;
-      ctx.writeAndFlush(response(status, contentType, responseBody, extra, keep, version)).addListener(f -> {
-        if (!keep || !f.isSuccess()) {
-          closing = true;
-          ctx.close();
-          return;
-        }
-        busy = false;
-        clock.responded();
-        next();
-      });
+      ctx.writeAndFlush(response(status, contentType, responseBody, extra, keep, version))
+          .addListener(
+              f -> {
+                if (!keep || !f.isSuccess()) {
+                  closing = true;
+                  ctx.close();
+                  return;
+                }
+                busy = false;
+                clock.responded();
+                next();
+              });
     }
 
     @Override
     public void onHangUp(Runnable action) {
-      GenericFutureListener<Future<? super Void>> listener = f -> {
-        if (!answered.get()) {
-          action.run();
-        }
-      };
+      GenericFutureListener<Future<? super Void>> listener =
+          f -> {
+            if (!answered.get()) {
+              action.run();
+            }
+          };
       hangUp = listener;
       ctx.channel().closeFuture().addListener(listener);
       if (answered.get()) {
-        ctx.channel().closeFuture().removeListener(listener); // answered meanwhile: nothing to give back
+        ctx.channel()
+            .closeFuture()
+            .removeListener(listener); // answered meanwhile: nothing to give back
       }
     }
   }

@@ -18,12 +18,12 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP/1.1 server strangers talk to. Sockets are read on a few event-loop threads, so a client that is
- * slow, idle or never finishes its request costs a socket and a deadline, not a thread; only complete
- * requests within every limit of {@link EdgeLimits} reach the handler, on the handler executor. Per
- * connection: admission (limits in all and per client address), the clock's deadlines, the HTTP codec
- * (line and header sizes, strict chunk parsing), the route's body limit, the body gathered whole, then
- * dispatch in request order.
+ * The HTTP/1.1 server strangers talk to. Sockets are read on a few event-loop threads, so a client
+ * that is slow, idle or never finishes its request costs a socket and a deadline, not a thread;
+ * only complete requests within every limit of {@link EdgeLimits} reach the handler, on the handler
+ * executor. Per connection: admission (limits in all and per client address), the clock's
+ * deadlines, the HTTP codec (line and header sizes, strict chunk parsing), the route's body limit,
+ * the body gathered whole, then dispatch in request order.
  */
 public final class HttpEdge implements AutoCloseable {
   private final String host;
@@ -37,46 +37,68 @@ public final class HttpEdge implements AutoCloseable {
   private final EventLoopGroup io;
   private Channel listening;
 
-  public HttpEdge(String host, int port, EdgeLimits limits, int ioThreads, Executor handlers, HttpHandler handler) {
+  public HttpEdge(
+      String host,
+      int port,
+      EdgeLimits limits,
+      int ioThreads,
+      Executor handlers,
+      HttpHandler handler) {
     this(host, port, limits, (method, path) -> limits.maxBodyBytes(), ioThreads, handlers, handler);
   }
 
   /** With a body limit per route (at most the edge's {@link EdgeLimits#maxBodyBytes()}). */
-  public HttpEdge(String host, int port, EdgeLimits limits, BodyLimits bodyLimits, int ioThreads,
-      Executor handlers, HttpHandler handler) {
-    this.bodyLimits = (method, path) -> Math.min(bodyLimits.maxBodyBytes(method, path), limits.maxBodyBytes());
+  public HttpEdge(
+      String host,
+      int port,
+      EdgeLimits limits,
+      BodyLimits bodyLimits,
+      int ioThreads,
+      Executor handlers,
+      HttpHandler handler) {
+    this.bodyLimits =
+        (method, path) -> Math.min(bodyLimits.maxBodyBytes(method, path), limits.maxBodyBytes());
     this.host = host;
     this.port = port;
     this.limits = limits;
     this.handlers = handlers;
     this.handler = handler;
     this.admission = new Admission(limits.maxConnections(), limits.maxConnectionsPerAddress());
-    this.acceptor = new MultiThreadIoEventLoopGroup(1, daemons("gateway-accept"), NioIoHandler.newFactory());
-    this.io = new MultiThreadIoEventLoopGroup(ioThreads, daemons("gateway-io"), NioIoHandler.newFactory());
+    this.acceptor =
+        new MultiThreadIoEventLoopGroup(1, daemons("gateway-accept"), NioIoHandler.newFactory());
+    this.io =
+        new MultiThreadIoEventLoopGroup(
+            ioThreads, daemons("gateway-io"), NioIoHandler.newFactory());
   }
 
   /** Binds and starts accepting; returns the bound address (port 0 picks a free one). */
   public InetSocketAddress start() throws InterruptedException {
-    ServerBootstrap bootstrap = new ServerBootstrap()
-        .group(acceptor, io)
-        .channel(NioServerSocketChannel.class)
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            RequestClock clock = new RequestClock(ch, limits);
-            ch.pipeline()
-                .addLast("admission", admission)
-                .addLast("bytes", new PhaseMarks.Bytes(clock))
-                .addLast("codec", new HttpServerCodec(limits.maxLineBytes(), limits.maxHeaderBytes(), 16_384))
-                .addLast("parts", new PhaseMarks.Parts(clock))
-                .addLast("budget", new BodyBudget(bodyLimits))
-                // never past the budget above, which holds every route to at most maxBodyBytes
-                .addLast("body", new HttpObjectAggregator(limits.maxBodyBytes()))
-                .addLast("dispatch", new Dispatcher(clock, limits, handlers, handler));
-          }
-        });
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptor, io)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    RequestClock clock = new RequestClock(ch, limits);
+                    ch.pipeline()
+                        .addLast("admission", admission)
+                        .addLast("bytes", new PhaseMarks.Bytes(clock))
+                        .addLast(
+                            "codec",
+                            new HttpServerCodec(
+                                limits.maxLineBytes(), limits.maxHeaderBytes(), 16_384))
+                        .addLast("parts", new PhaseMarks.Parts(clock))
+                        .addLast("budget", new BodyBudget(bodyLimits))
+                        // never past the budget above, which holds every route to at most
+                        // maxBodyBytes
+                        .addLast("body", new HttpObjectAggregator(limits.maxBodyBytes()))
+                        .addLast("dispatch", new Dispatcher(clock, limits, handlers, handler));
+                  }
+                });
     listening = bootstrap.bind(host, port).sync().channel();
     return (InetSocketAddress) listening.localAddress();
   }

@@ -7,8 +7,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 
 /**
- * Tells the connection's clock where a request stands: raw bytes arriving (before the codec), the request
- * line and headers read, the last of the body read (between the codec and the aggregator).
+ * Tells the connection's clock where a request stands: raw bytes arriving (before the codec), the
+ * request line and headers read, the last of the body read (between the codec and the aggregator).
  */
 final class PhaseMarks {
   private PhaseMarks() {}

@@ -5,20 +5,27 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The deadlines of one connection, on its event loop: a request's line and headers must arrive within the
- * header timeout of its first byte, its body within the body timeout of its headers, and a connection with
- * nothing in flight and nothing arriving is closed after the idle timeout. A slow client therefore holds
- * its socket for a bounded time, whatever pace it sends at. While the edge has stopped reading the
- * connection (its pipelined requests queued), nothing it has not read can be late: the read deadlines
- * pause and start again when reading does.
+ * The deadlines of one connection, on its event loop: a request's line and headers must arrive
+ * within the header timeout of its first byte, its body within the body timeout of its headers, and
+ * a connection with nothing in flight and nothing arriving is closed after the idle timeout. A slow
+ * client therefore holds its socket for a bounded time, whatever pace it sends at. While the edge
+ * has stopped reading the connection (its pipelined requests queued), nothing it has not read can
+ * be late: the read deadlines pause and start again when reading does.
  */
 final class RequestClock {
-  /** Called when a deadline passes: what was late ("the request body"), or null when the connection idled out. */
+  /**
+   * Called when a deadline passes: what was late ("the request body"), or null when the connection
+   * idled out.
+   */
   interface Expiry {
     void expired(String late);
   }
 
-  private enum Reading { IDLE, HEAD, BODY }
+  private enum Reading {
+    IDLE,
+    HEAD,
+    BODY
+  }
 
   private final Channel channel;
   private final EdgeLimits limits;
@@ -55,7 +62,10 @@ final class RequestClock {
     rearm();
   }
 
-  /** The request is whole; the dispatcher takes it next ({@link #dispatched}), so no idle timer is armed here. */
+  /**
+   * The request is whole; the dispatcher takes it next ({@link #dispatched}), so no idle timer is
+   * armed here.
+   */
   void bodyDone() {
     reading = Reading.IDLE;
     cancel();
@@ -99,12 +109,18 @@ final class RequestClock {
   }
 
   private void schedule(long ms, String late) {
-    timer = channel.eventLoop().schedule(() -> {
-      timer = null;
-      if (expiry != null) {
-        expiry.expired(late);
-      }
-    }, ms, TimeUnit.MILLISECONDS);
+    timer =
+        channel
+            .eventLoop()
+            .schedule(
+                () -> {
+                  timer = null;
+                  if (expiry != null) {
+                    expiry.expired(late);
+                  }
+                },
+                ms,
+                TimeUnit.MILLISECONDS);
   }
 
   private void cancel() {

@@ -2,11 +2,16 @@ package io.brokerstream.streams.http;
 
 import java.nio.charset.StandardCharsets;
 
-/** Text the edge writes about what a client sent: never longer than asked, never a control character. */
+/**
+ * Text the edge writes about what a client sent: never longer than asked, never a control
+ * character.
+ */
 public final class Texts {
   private Texts() {}
 
-  /** At most {@code max} characters of {@code text}, anything outside printable ASCII shown as '?'. */
+  /**
+   * At most {@code max} characters of {@code text}, anything outside printable ASCII shown as '?'.
+   */
   public static String printable(String text, int max) {
     if (text == null) {
       return "";

@@ -69,13 +69,15 @@ public final class HashKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   @Override
   public void init(StateStoreContext context, StateStore root) {
     this.context = context;
-    context.register(root, (key, value) -> {
-      if (value == null) {
-        delete(Bytes.wrap(key));
-      } else {
-        put(Bytes.wrap(key), value);
-      }
-    });
+    context.register(
+        root,
+        (key, value) -> {
+          if (value == null) {
+            delete(Bytes.wrap(key));
+          } else {
+            put(Bytes.wrap(key), value);
+          }
+        });
     open = true;
   }
 
@@ -153,7 +155,8 @@ public final class HashKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   private void track() {
     if (context != null && context.recordMetadata().isPresent()) {
       var meta = context.recordMetadata().get();
-      // A punctuation's writes (a DAY order's expiry) have no input record: nothing to track, as in Kafka's stores.
+      // A punctuation's writes (a DAY order's expiry) have no input record: nothing to track, as in
+      // Kafka's stores.
       if (meta.topic() != null) {
         position.withComponent(meta.topic(), meta.partition(), meta.offset());
       }
@@ -181,8 +184,8 @@ public final class HashKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   }
 
   @Override
-  public <PS extends org.apache.kafka.common.serialization.Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(
-      P prefix, PS serializer) {
+  public <PS extends org.apache.kafka.common.serialization.Serializer<P>, P>
+      KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS serializer) {
     Bytes from = Bytes.wrap(serializer.serialize(null, prefix));
     Bytes to = Bytes.increment(from);
     return over(keys.subSet(from, true, to, false).iterator());
@@ -203,10 +206,15 @@ public final class HashKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     if (to == null) {
       return keys.tailSet(from, true);
     }
-    return from.compareTo(to) > 0 ? new ConcurrentSkipListSet<>() : keys.subSet(from, true, to, true);
+    return from.compareTo(to) > 0
+        ? new ConcurrentSkipListSet<>()
+        : keys.subSet(from, true, to, true);
   }
 
-  /** Iterates keys, skipping those removed since (the key set and the map are updated one after the other). */
+  /**
+   * Iterates keys, skipping those removed since (the key set and the map are updated one after the
+   * other).
+   */
   private KeyValueIterator<Bytes, byte[]> over(Iterator<Bytes> it) {
     return new KeyValueIterator<>() {
       private KeyValue<Bytes, byte[]> next = advance();

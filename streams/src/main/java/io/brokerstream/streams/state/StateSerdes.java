@@ -24,28 +24,46 @@ public final class StateSerdes {
 
   public static Serde<PositionState> positions() {
     return Serdes.serdeFrom(
-        (Serializer<PositionState>) (topic, p) -> p == null ? null : ByteBuffer.allocate(33).put(V1)
-            .putLong(p.quantity()).putLong(p.avgCost()).putLong(p.realized()).putLong(p.version()).array(),
-        (Deserializer<PositionState>) (topic, bytes) -> {
-          if (bytes == null) {
-            return null;
-          }
-          ByteBuffer b = versioned(bytes, 33);
-          return new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
-        });
+        (Serializer<PositionState>)
+            (topic, p) ->
+                p == null
+                    ? null
+                    : ByteBuffer.allocate(33)
+                        .put(V1)
+                        .putLong(p.quantity())
+                        .putLong(p.avgCost())
+                        .putLong(p.realized())
+                        .putLong(p.version())
+                        .array(),
+        (Deserializer<PositionState>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              ByteBuffer b = versioned(bytes, 33);
+              return new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+            });
   }
 
   public static Serde<RiskState> risk() {
     return Serdes.serdeFrom(
-        (Serializer<RiskState>) (topic, r) -> r == null ? null
-            : ByteBuffer.allocate(17).put(V1).putLong(r.committed()).putLong(r.realized()).array(),
-        (Deserializer<RiskState>) (topic, bytes) -> {
-          if (bytes == null) {
-            return null;
-          }
-          ByteBuffer b = versioned(bytes, 17);
-          return new RiskState(b.getLong(), b.getLong());
-        });
+        (Serializer<RiskState>)
+            (topic, r) ->
+                r == null
+                    ? null
+                    : ByteBuffer.allocate(17)
+                        .put(V1)
+                        .putLong(r.committed())
+                        .putLong(r.realized())
+                        .array(),
+        (Deserializer<RiskState>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              ByteBuffer b = versioned(bytes, 17);
+              return new RiskState(b.getLong(), b.getLong());
+            });
   }
 
   public static Serde<Long> micros() {
@@ -54,80 +72,111 @@ public final class StateSerdes {
 
   public static Serde<AccountEntry> accounts() {
     return Serdes.serdeFrom(
-        (Serializer<AccountEntry>) (topic, a) -> {
-          if (a == null) {
-            return null;
-          }
-          byte[] id = a.accountId().getBytes(StandardCharsets.UTF_8);
-          byte[] member = a.memberId().getBytes(StandardCharsets.UTF_8);
-          byte[] status = a.status().getBytes(StandardCharsets.UTF_8);
-          return ByteBuffer.allocate(1 + 12 + id.length + member.length + status.length + 9).put(V1)
-              .putInt(id.length).put(id).putInt(member.length).put(member).putInt(status.length).put(status)
-              .putLong(a.cashMicros()).put((byte) (a.shortAllowed() ? 1 : 0)).array();
-        },
-        (Deserializer<AccountEntry>) (topic, bytes) -> {
-          if (bytes == null) {
-            return null;
-          }
-          ByteBuffer b = versioned(bytes, -1);
-          return new AccountEntry(string(b), string(b), string(b), b.getLong(), b.get() == 1);
-        });
+        (Serializer<AccountEntry>)
+            (topic, a) -> {
+              if (a == null) {
+                return null;
+              }
+              byte[] id = a.accountId().getBytes(StandardCharsets.UTF_8);
+              byte[] member = a.memberId().getBytes(StandardCharsets.UTF_8);
+              byte[] status = a.status().getBytes(StandardCharsets.UTF_8);
+              return ByteBuffer.allocate(1 + 12 + id.length + member.length + status.length + 9)
+                  .put(V1)
+                  .putInt(id.length)
+                  .put(id)
+                  .putInt(member.length)
+                  .put(member)
+                  .putInt(status.length)
+                  .put(status)
+                  .putLong(a.cashMicros())
+                  .put((byte) (a.shortAllowed() ? 1 : 0))
+                  .array();
+            },
+        (Deserializer<AccountEntry>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              ByteBuffer b = versioned(bytes, -1);
+              return new AccountEntry(string(b), string(b), string(b), b.getLong(), b.get() == 1);
+            });
   }
 
-  /** A working order: when it arrived, what it reserves, its equity, and the order itself (Avro). */
+  /**
+   * A working order: when it arrived, what it reserves, its equity, and the order itself (Avro).
+   */
   public static Serde<OpenOrder> openOrders() {
     return Serdes.serdeFrom(
-        (Serializer<OpenOrder>) (topic, o) -> {
-          if (o == null) {
-            return null;
-          }
-          byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
-          byte[] order = avro(o.order()::toByteBuffer, "a working order");
-          return ByteBuffer.allocate(1 + 32 + 8 + underlying.length + order.length).put(OPEN_ORDER_LAYOUT)
-              .putLong(o.receivedMs()).putLong(o.placedMs()).putLong(o.reserved()).putLong(o.expiresMs())
-              .putInt(underlying.length).put(underlying).putInt(order.length).put(order).array();
-        },
-        (Deserializer<OpenOrder>) (topic, bytes) -> {
-          if (bytes == null) {
-            return null;
-          }
-          // Working orders came with the order lifecycle, whose first layout (1) no release carried.
-          if (bytes.length == 0 || bytes[0] != OPEN_ORDER_LAYOUT) {
-            throw new IllegalStateException("unknown working-order layout (" + bytes.length + " bytes)");
-          }
-          ByteBuffer b = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
-          long received = b.getLong();
-          long placed = b.getLong();
-          long reserved = b.getLong();
-          long expires = b.getLong();
-          String underlying = string(b);
-          byte[] order = new byte[b.getInt()];
-          b.get(order);
-          try {
-            return new OpenOrder(Order.fromByteBuffer(ByteBuffer.wrap(order)), received, placed, reserved, underlying,
-                expires);
-          } catch (java.io.IOException e) {
-            throw new IllegalStateException("a working order that Avro cannot decode", e);
-          }
-        });
+        (Serializer<OpenOrder>)
+            (topic, o) -> {
+              if (o == null) {
+                return null;
+              }
+              byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
+              byte[] order = avro(o.order()::toByteBuffer, "a working order");
+              return ByteBuffer.allocate(1 + 32 + 8 + underlying.length + order.length)
+                  .put(OPEN_ORDER_LAYOUT)
+                  .putLong(o.receivedMs())
+                  .putLong(o.placedMs())
+                  .putLong(o.reserved())
+                  .putLong(o.expiresMs())
+                  .putInt(underlying.length)
+                  .put(underlying)
+                  .putInt(order.length)
+                  .put(order)
+                  .array();
+            },
+        (Deserializer<OpenOrder>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              // Working orders came with the order lifecycle, whose first layout (1) no release
+              // carried.
+              if (bytes.length == 0 || bytes[0] != OPEN_ORDER_LAYOUT) {
+                throw new IllegalStateException(
+                    "unknown working-order layout (" + bytes.length + " bytes)");
+              }
+              ByteBuffer b = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
+              long received = b.getLong();
+              long placed = b.getLong();
+              long reserved = b.getLong();
+              long expires = b.getLong();
+              String underlying = string(b);
+              byte[] order = new byte[b.getInt()];
+              b.get(order);
+              try {
+                return new OpenOrder(
+                    Order.fromByteBuffer(ByteBuffer.wrap(order)),
+                    received,
+                    placed,
+                    reserved,
+                    underlying,
+                    expires);
+              } catch (java.io.IOException e) {
+                throw new IllegalStateException("a working order that Avro cannot decode", e);
+              }
+            });
   }
 
   /** A book entry: the working order as the book knows it (Avro). */
   public static Serde<RestingOrder> resting() {
     return Serdes.serdeFrom(
-        (Serializer<RestingOrder>) (topic, r) -> {
-          return r == null ? null : avro(r::toByteBuffer, "a book entry");
-        },
-        (Deserializer<RestingOrder>) (topic, bytes) -> {
-          if (bytes == null) {
-            return null;
-          }
-          try {
-            return RestingOrder.fromByteBuffer(ByteBuffer.wrap(bytes));
-          } catch (java.io.IOException e) {
-            throw new IllegalStateException("a book entry that Avro cannot decode", e);
-          }
-        });
+        (Serializer<RestingOrder>)
+            (topic, r) -> {
+              return r == null ? null : avro(r::toByteBuffer, "a book entry");
+            },
+        (Deserializer<RestingOrder>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              try {
+                return RestingOrder.fromByteBuffer(ByteBuffer.wrap(bytes));
+              } catch (java.io.IOException e) {
+                throw new IllegalStateException("a book entry that Avro cannot decode", e);
+              }
+            });
   }
 
   /** An Avro record's single-object encoding (what the generated classes' toByteBuffer gives). */

@@ -1,10 +1,10 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
-import io.brokerstream.avro.Order;
 import io.brokerstream.avro.Side;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.OrderDecider;
@@ -26,15 +26,17 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The book of working orders, in the task that sees an equity's ticks (orders.resting and price-ticks are
- * both keyed by equity). Entries are indexed by level ({@link #bookKey}), so a tick reads only the orders
- * it crosses (and the options on the equity, which the model prices at the tick) rather than the whole
- * book; when one tick crosses many, they trigger in the order they took their place (price-time priority
- * of triggering). A limit order is crossed when the price reaches its limit from the side it waits on; a
- * stop order when the price touches its stop (a buy stop from below, a sell stop from above). A crossed order
- * leaves the book as it triggers, so it triggers once; its member's task decides it.
+ * The book of working orders, in the task that sees an equity's ticks (orders.resting and
+ * price-ticks are both keyed by equity). Entries are indexed by level ({@link #bookKey}), so a tick
+ * reads only the orders it crosses (and the options on the equity, which the model prices at the
+ * tick) rather than the whole book; when one tick crosses many, they trigger in the order they took
+ * their place (price-time priority of triggering). A limit order is crossed when the price reaches
+ * its limit from the side it waits on; a stop order when the price touches its stop (a buy stop
+ * from below, a sell stop from above). A crossed order leaves the book as it triggers, so it
+ * triggers once; its member's task decides it.
  */
-public final class BookProcessor implements Processor<String, SpecificRecord, String, OrderTrigger> {
+public final class BookProcessor
+    implements Processor<String, SpecificRecord, String, OrderTrigger> {
   private static final StringSerializer KEYS = new StringSerializer();
   private final OrderDecider decider;
   private final FastTriggers fast;
@@ -48,7 +50,9 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     this(decider, context -> new StoreReferenceData(context, cache), fast);
   }
 
-  BookProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+  BookProcessor(
+      OrderDecider decider,
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
       FastTriggers fast) {
     this.decider = decider;
     this.referenceData = referenceData;
@@ -67,24 +71,40 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
   static RestingOrder entry(String member, OpenOrder open, boolean removed) {
     Order order = open.order();
     boolean stop = order.getStopPrice() != null;
-    return RestingOrder.newBuilder().setMemberId(member).setOrderId(order.getOrderId())
-        .setInstrumentId(order.getInstrumentId()).setUnderlyingId(open.underlyingId()).setSide(order.getSide())
-        .setLimitPrice(stop ? order.getStopPrice() : order.getLimitPrice()).setStop(stop)
-        .setPlacedTs(Instant.ofEpochMilli(open.placedMs())).setRemoved(removed).build();
+    return RestingOrder.newBuilder()
+        .setMemberId(member)
+        .setOrderId(order.getOrderId())
+        .setInstrumentId(order.getInstrumentId())
+        .setUnderlyingId(open.underlyingId())
+        .setSide(order.getSide())
+        .setLimitPrice(stop ? order.getStopPrice() : order.getLimitPrice())
+        .setStop(stop)
+        .setPlacedTs(Instant.ofEpochMilli(open.placedMs()))
+        .setRemoved(removed)
+        .build();
   }
 
   /**
-   * equity|group|level|placed|member|order. An equity's own orders are grouped by side and kind and sorted
-   * by level, so the orders one tick crosses are one contiguous range per group: a buy limit is crossed by
-   * a price at or below its level (levels from the price up), a sell limit at or above (levels up to the
-   * price), a buy stop at or above, a sell stop at or below. Options on the equity ("O") have no level in
-   * the equity's price: each is priced by the model at the tick and checked.
+   * equity|group|level|placed|member|order. An equity's own orders are grouped by side and kind and
+   * sorted by level, so the orders one tick crosses are one contiguous range per group: a buy limit
+   * is crossed by a price at or below its level (levels from the price up), a sell limit at or
+   * above (levels up to the price), a buy stop at or above, a sell stop at or below. Options on the
+   * equity ("O") have no level in the equity's price: each is priced by the model at the tick and
+   * checked.
    */
   static String bookKey(RestingOrder r) {
-    String group = !r.getInstrumentId().equals(r.getUnderlyingId()) ? "O"
-        : (r.getSide() == Side.BUY ? "B" : "S") + (r.getStop() ? "S" : "L");
-    return String.format("%s|%s|%019d|%019d|%s|%s", r.getUnderlyingId(), group, Micros.of(r.getLimitPrice()),
-        r.getPlacedTs().toEpochMilli(), r.getMemberId(), r.getOrderId());
+    String group =
+        !r.getInstrumentId().equals(r.getUnderlyingId())
+            ? "O"
+            : (r.getSide() == Side.BUY ? "B" : "S") + (r.getStop() ? "S" : "L");
+    return String.format(
+        "%s|%s|%019d|%019d|%s|%s",
+        r.getUnderlyingId(),
+        group,
+        Micros.of(r.getLimitPrice()),
+        r.getPlacedTs().toEpochMilli(),
+        r.getMemberId(),
+        r.getOrderId());
   }
 
   @Override
@@ -104,7 +124,8 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     }
   }
 
-  private record Fired(String bookKey, long placedMs, String member, String orderId, OrderTrigger trigger) {}
+  private record Fired(
+      String bookKey, long placedMs, String member, String orderId, OrderTrigger trigger) {}
 
   private void crossed(Record<String, SpecificRecord> record, PriceTick tick) {
     String equity = tick.getInstrumentId();
@@ -112,14 +133,22 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     Instant now = Instant.ofEpochMilli(context.currentSystemTimeMs());
     List<Fired> fired = new ArrayList<>();
     String level = null;
-    // Levels from the price up: buy limits and sell stops; levels up to the price: sell limits and buy stops.
-    // Most ticks cross nothing: the best level of each group (kept in memory) says so without a read.
+    // Levels from the price up: buy limits and sell stops; levels up to the price: sell limits and
+    // buy stops.
+    // Most ticks cross nothing: the best level of each group (kept in memory) says so without a
+    // read.
     for (BookTops.Group g : BookTops.Group.values()) {
       if (g != BookTops.Group.O && tops.crossed(equity, g, spot)) {
         level = level == null ? String.format("%019d|", spot) : level;
         String prefix = equity + "|" + g + "|";
-        collect(fired, g.fromPriceUp() ? book.range(prefix + level, prefix + "~") : book.range(prefix, prefix + level + "~"),
-            spot, tick, now);
+        collect(
+            fired,
+            g.fromPriceUp()
+                ? book.range(prefix + level, prefix + "~")
+                : book.range(prefix, prefix + level + "~"),
+            spot,
+            tick,
+            now);
       }
     }
     if (!tops.any(equity, BookTops.Group.O)) {
@@ -133,7 +162,8 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
         RestingOrder r = e.value;
         Long price = prices.computeIfAbsent(r.getInstrumentId(), id -> priceOf(id, spot, now));
         // an option the model cannot price now (no volatility) waits for one that can
-        if (price != null && Placement.crosses(r.getSide(), r.getStop(), price, Micros.of(r.getLimitPrice()))) {
+        if (price != null
+            && Placement.crosses(r.getSide(), r.getStop(), price, Micros.of(r.getLimitPrice()))) {
           fired.add(fire(e.key, r, price, tick, now));
         }
       }
@@ -143,8 +173,10 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
 
   private void finish(Record<String, SpecificRecord> record, List<Fired> fired) {
     // Price-time priority of triggering: the crossed orders in the order they took their place.
-    fired.sort(java.util.Comparator.comparingLong(Fired::placedMs).thenComparing(Fired::member)
-        .thenComparing(Fired::orderId));
+    fired.sort(
+        java.util.Comparator.comparingLong(Fired::placedMs)
+            .thenComparing(Fired::member)
+            .thenComparing(Fired::orderId));
     for (Fired f : fired) {
       book.delete(f.bookKey());
       tops.changed(f.bookKey().substring(0, f.bookKey().indexOf('|')), f.bookKey(), false);
@@ -153,8 +185,14 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
     }
   }
 
-  /** Every entry of a range is crossed by construction of the key; the check is the guard of that. */
-  private void collect(List<Fired> fired, KeyValueIterator<String, RestingOrder> range, long spot, PriceTick tick,
+  /**
+   * Every entry of a range is crossed by construction of the key; the check is the guard of that.
+   */
+  private void collect(
+      List<Fired> fired,
+      KeyValueIterator<String, RestingOrder> range,
+      long spot,
+      PriceTick tick,
       Instant now) {
     try (range) {
       while (range.hasNext()) {
@@ -168,10 +206,19 @@ public final class BookProcessor implements Processor<String, SpecificRecord, St
   }
 
   private static Fired fire(String key, RestingOrder r, long price, PriceTick tick, Instant now) {
-    return new Fired(key, r.getPlacedTs().toEpochMilli(), r.getMemberId(), r.getOrderId(),
-        OrderTrigger.newBuilder().setOrderId(r.getOrderId()).setInstrumentId(r.getInstrumentId())
-            .setPrice(Micros.toDecimal(price)).setTickSequence(tick.getSequence()).setTriggeredTs(now)
-            .setPlacedTs(r.getPlacedTs()).build());
+    return new Fired(
+        key,
+        r.getPlacedTs().toEpochMilli(),
+        r.getMemberId(),
+        r.getOrderId(),
+        OrderTrigger.newBuilder()
+            .setOrderId(r.getOrderId())
+            .setInstrumentId(r.getInstrumentId())
+            .setPrice(Micros.toDecimal(price))
+            .setTickSequence(tick.getSequence())
+            .setTriggeredTs(now)
+            .setPlacedTs(r.getPlacedTs())
+            .build());
   }
 
   private Long priceOf(String instrumentId, long spot, Instant now) {

@@ -7,9 +7,10 @@ import io.brokerstream.rules.OrderInputs;
 import io.brokerstream.streams.errors.UndecidableRecord;
 
 /**
- * The member tasks' inputs (orders, order-commands, order-triggers) held to {@link OrderInputs} before anything
- * is decided from them. The gateway writes nothing else; a record written around it (straight to Kafka) that
- * fails is dead-lettered with the reason, before it reads or changes any state, and the task goes on.
+ * The member tasks' inputs (orders, order-commands, order-triggers) held to {@link OrderInputs}
+ * before anything is decided from them. The gateway writes nothing else; a record written around it
+ * (straight to Kafka) that fails is dead-lettered with the reason, before it reads or changes any
+ * state, and the task goes on.
  */
 final class InputGuard {
   private InputGuard() {}

@@ -1,6 +1,5 @@
 package io.brokerstream.streams.topology;
 
-import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderEvent;
 import io.brokerstream.avro.OrderEventType;
@@ -9,6 +8,7 @@ import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.money.Micros;
+import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
@@ -20,10 +20,10 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Writes a member's decisions: a fill into its positions, risk and cash stores, and every outcome as the
- * records it emits (result, position, realized P&L, lifecycle event). Shared by the processors of the
- * member's task (new orders, and the triggers, cancels, amends and expiries of working ones), so a fill books the same way
- * whichever way it came.
+ * Writes a member's decisions: a fill into its positions, risk and cash stores, and every outcome
+ * as the records it emits (result, position, realized P&L, lifecycle event). Shared by the
+ * processors of the member's task (new orders, and the triggers, cancels, amends and expiries of
+ * working ones), so a fill books the same way whichever way it came.
  */
 final class Ledger {
   static final String RESULTS_SINK = "order-results-sink";
@@ -31,10 +31,11 @@ final class Ledger {
   static final String REALIZED_SINK = "realized-pnl-sink";
   static final String EVENTS_SINK = "order-events-sink";
   static final String RESTING_SINK = "orders-resting-sink";
+
   /**
-   * The longest detail text a record carries. Details are built from ids (64 characters at most, by the id
-   * rule) and the broker's own words, so this bound is never reached by design; it is kept so no future
-   * detail can make a record outgrow its topic.
+   * The longest detail text a record carries. Details are built from ids (64 characters at most, by
+   * the id rule) and the broker's own words, so this bound is never reached by design; it is kept
+   * so no future detail can make a record outgrow its topic.
    */
   static final int MAX_DETAIL = 1024;
 
@@ -51,7 +52,8 @@ final class Ledger {
   }
 
   PositionState position(Order order) {
-    PositionState p = positions.get(Topics.positionKey(order.getAccountId(), order.getInstrumentId()));
+    PositionState p =
+        positions.get(Topics.positionKey(order.getAccountId(), order.getInstrumentId()));
     return p == null ? PositionState.FLAT : p;
   }
 
@@ -66,19 +68,29 @@ final class Ledger {
 
   OrderResult.Builder result(Order order, String member, long receivedMs) {
     return OrderResult.newBuilder()
-        .setOrderId(order.getOrderId()).setMemberId(member).setAccountId(order.getAccountId())
-        .setInstrumentId(order.getInstrumentId()).setSide(order.getSide()).setQuantity(order.getQuantity())
-        .setClientTs(order.getClientTs()).setIngestTs(Instant.ofEpochMilli(receivedMs))
-        .setProcessedTs(now()).setTraceId(order.getTraceId()).setLimitPrice(order.getLimitPrice())
+        .setOrderId(order.getOrderId())
+        .setMemberId(member)
+        .setAccountId(order.getAccountId())
+        .setInstrumentId(order.getInstrumentId())
+        .setSide(order.getSide())
+        .setQuantity(order.getQuantity())
+        .setClientTs(order.getClientTs())
+        .setIngestTs(Instant.ofEpochMilli(receivedMs))
+        .setProcessedTs(now())
+        .setTraceId(order.getTraceId())
+        .setLimitPrice(order.getLimitPrice())
         .setShortSale(order.getShortSale());
   }
 
   /** The final outcome of a decided order: a rejection, or a fill booked into the stores. */
-  void decided(Record<String, ?> in, String member, Order order, long receivedMs, Decision decision) {
+  void decided(
+      Record<String, ?> in, String member, Order order, long receivedMs, Decision decision) {
     String resultKey = Topics.resultKey(member, order.getOrderId());
     OrderResult.Builder result = result(order, member, receivedMs);
     if (decision instanceof Decision.Rejected rejected) {
-      result.setStatus(OrderStatus.REJECTED).setReason(rejected.reason())
+      result
+          .setStatus(OrderStatus.REJECTED)
+          .setReason(rejected.reason())
           .setReasonDetail(BoundedLetters.clip(rejected.detail(), MAX_DETAIL));
       context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
       return;
@@ -90,58 +102,120 @@ final class Ledger {
     Long before = cash.get(order.getAccountId());
     cash.put(order.getAccountId(), Math.addExact(before == null ? 0L : before, fill.cashDelta()));
     Instant now = now();
-    result.setStatus(OrderStatus.ACCEPTED).setFillPrice(Micros.toDecimal(fill.fillPrice()))
+    result
+        .setStatus(OrderStatus.ACCEPTED)
+        .setFillPrice(Micros.toDecimal(fill.fillPrice()))
         .setRealizedPnl(Micros.toDecimal(fill.realized()));
     context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
-    context.forward(in.withKey(positionKey).withValue(Position.newBuilder()
-        .setAccountId(order.getAccountId()).setMemberId(member).setInstrumentId(order.getInstrumentId())
-        .setUnderlyingId(fill.underlyingId()).setMultiplier(fill.multiplier())
-        .setQuantity(fill.position().quantity()).setAvgCost(Micros.toDecimal(fill.position().avgCost()))
-        .setRealizedPnl(Micros.toDecimal(fill.position().realized())).setVersion(fill.position().version())
-        .setUpdatedTs(now).build()), POSITIONS_SINK);
+    context.forward(
+        in.withKey(positionKey)
+            .withValue(
+                Position.newBuilder()
+                    .setAccountId(order.getAccountId())
+                    .setMemberId(member)
+                    .setInstrumentId(order.getInstrumentId())
+                    .setUnderlyingId(fill.underlyingId())
+                    .setMultiplier(fill.multiplier())
+                    .setQuantity(fill.position().quantity())
+                    .setAvgCost(Micros.toDecimal(fill.position().avgCost()))
+                    .setRealizedPnl(Micros.toDecimal(fill.position().realized()))
+                    .setVersion(fill.position().version())
+                    .setUpdatedTs(now)
+                    .build()),
+        POSITIONS_SINK);
     if (fill.closedQuantity() > 0) {
-      context.forward(in.withKey(order.getAccountId()).withValue(RealizedPnl.newBuilder()
-          .setOrderId(order.getOrderId()).setAccountId(order.getAccountId()).setMemberId(member)
-          .setInstrumentId(order.getInstrumentId()).setClosedQuantity(fill.closedQuantity())
-          .setFillPrice(Micros.toDecimal(fill.fillPrice())).setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
-          .setRealizedPnl(Micros.toDecimal(fill.realized())).setTs(now).setIngestTs(Instant.ofEpochMilli(receivedMs))
-          .build()), REALIZED_SINK);
+      context.forward(
+          in.withKey(order.getAccountId())
+              .withValue(
+                  RealizedPnl.newBuilder()
+                      .setOrderId(order.getOrderId())
+                      .setAccountId(order.getAccountId())
+                      .setMemberId(member)
+                      .setInstrumentId(order.getInstrumentId())
+                      .setClosedQuantity(fill.closedQuantity())
+                      .setFillPrice(Micros.toDecimal(fill.fillPrice()))
+                      .setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
+                      .setRealizedPnl(Micros.toDecimal(fill.realized()))
+                      .setTs(now)
+                      .setIngestTs(Instant.ofEpochMilli(receivedMs))
+                      .build()),
+          REALIZED_SINK);
     }
   }
 
   /** A working order's final outcome when its member takes it off the book. */
   void cancelled(Record<String, ?> in, String member, Order order, long receivedMs) {
-    context.forward(in.withKey(Topics.resultKey(member, order.getOrderId())).withValue(result(order, member, receivedMs)
-        .setStatus(OrderStatus.CANCELLED).setReasonDetail("cancelled by the member while working").build()), RESULTS_SINK);
+    context.forward(
+        in.withKey(Topics.resultKey(member, order.getOrderId()))
+            .withValue(
+                result(order, member, receivedMs)
+                    .setStatus(OrderStatus.CANCELLED)
+                    .setReasonDetail("cancelled by the member while working")
+                    .build()),
+        RESULTS_SINK);
   }
 
   /** A DAY order's final outcome when its market closes with it still working. */
   void expired(Record<String, ?> in, String member, Order order, long receivedMs, Instant close) {
-    context.forward(in.withKey(Topics.resultKey(member, order.getOrderId())).withValue(result(order, member, receivedMs)
-        .setStatus(OrderStatus.EXPIRED).setReasonDetail("DAY order still working at the market close " + close)
-        .build()), RESULTS_SINK);
+    context.forward(
+        in.withKey(Topics.resultKey(member, order.getOrderId()))
+            .withValue(
+                result(order, member, receivedMs)
+                    .setStatus(OrderStatus.EXPIRED)
+                    .setReasonDetail("DAY order still working at the market close " + close)
+                    .build()),
+        RESULTS_SINK);
   }
 
   /** A step in a working order's life, with what it trades (so an account's statement finds it). */
-  void event(Record<String, ?> in, String member, Order order, OrderEventType type, Long price, Long reserved,
-      Long quantity, String detail, String traceId) {
-    emit(in, member, order.getOrderId(), OrderEvent.newBuilder().setAccountId(order.getAccountId())
-        .setInstrumentId(order.getInstrumentId()).setEvent(type)
-        .setPrice(price == null ? null : Micros.toDecimal(price))
-        .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
-        .setQuantity(quantity).setDetail(BoundedLetters.clip(detail, MAX_DETAIL)).setTraceId(traceId));
+  void event(
+      Record<String, ?> in,
+      String member,
+      Order order,
+      OrderEventType type,
+      Long price,
+      Long reserved,
+      Long quantity,
+      String detail,
+      String traceId) {
+    emit(
+        in,
+        member,
+        order.getOrderId(),
+        OrderEvent.newBuilder()
+            .setAccountId(order.getAccountId())
+            .setInstrumentId(order.getInstrumentId())
+            .setEvent(type)
+            .setPrice(price == null ? null : Micros.toDecimal(price))
+            .setReserved(reserved == null ? null : Micros.toDecimal(reserved))
+            .setQuantity(quantity)
+            .setDetail(BoundedLetters.clip(detail, MAX_DETAIL))
+            .setTraceId(traceId));
   }
 
   /** A cancel or amend that found no working order: what it named is all there is to tell. */
-  void refusal(Record<String, ?> in, String member, String orderId, OrderEventType type, String detail,
+  void refusal(
+      Record<String, ?> in,
+      String member,
+      String orderId,
+      OrderEventType type,
+      String detail,
       String traceId) {
-    emit(in, member, orderId, OrderEvent.newBuilder().setEvent(type).setDetail(BoundedLetters.clip(detail, MAX_DETAIL))
-        .setTraceId(traceId));
+    emit(
+        in,
+        member,
+        orderId,
+        OrderEvent.newBuilder()
+            .setEvent(type)
+            .setDetail(BoundedLetters.clip(detail, MAX_DETAIL))
+            .setTraceId(traceId));
   }
 
   private void emit(Record<String, ?> in, String member, String orderId, OrderEvent.Builder event) {
-    context.forward(in.withKey(Topics.resultKey(member, orderId))
-        .withValue(event.setOrderId(orderId).setMemberId(member).setTs(now()).build()), EVENTS_SINK);
+    context.forward(
+        in.withKey(Topics.resultKey(member, orderId))
+            .withValue(event.setOrderId(orderId).setMemberId(member).setTs(now()).build()),
+        EVENTS_SINK);
   }
 
   void book(Record<String, ?> in, io.brokerstream.avro.RestingOrder entry) {

@@ -9,10 +9,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * When each exchange closes: a DAY order works until the first close of its instrument's exchange after
- * the broker received it. Closes are a local time in the exchange's zone (so daylight saving follows the
- * exchange), Monday to Friday; there is no holiday calendar, so a DAY order placed on a holiday expires at
- * that day's nominal close.
+ * When each exchange closes: a DAY order works until the first close of its instrument's exchange
+ * after the broker received it. Closes are a local time in the exchange's zone (so daylight saving
+ * follows the exchange), Monday to Friday; there is no holiday calendar, so a DAY order placed on a
+ * holiday expires at that day's nominal close.
  */
 public final class MarketCalendar {
   private record Close(LocalTime time, ZoneId zone) {}
@@ -32,12 +32,16 @@ public final class MarketCalendar {
   private static Close parse(String mic, String close) {
     String[] parts = close.split("@", 2);
     if (parts.length != 2) {
-      throw new IllegalArgumentException("market close of " + mic + ": expected HH:MM@Zone, got '" + close + "'");
+      throw new IllegalArgumentException(
+          "market close of " + mic + ": expected HH:MM@Zone, got '" + close + "'");
     }
     return new Close(LocalTime.parse(parts[0].trim()), ZoneId.of(parts[1].trim()));
   }
 
-  /** The first close of {@code exchange} strictly after {@code after}, a weekday in the exchange's zone. */
+  /**
+   * The first close of {@code exchange} strictly after {@code after}, a weekday in the exchange's
+   * zone.
+   */
   public Instant nextClose(String exchange, Instant after) {
     Close close = exchange == null ? fallback : closes.getOrDefault(exchange, fallback);
     ZonedDateTime local = after.atZone(close.zone());

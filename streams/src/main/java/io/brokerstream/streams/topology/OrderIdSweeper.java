@@ -12,13 +12,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * can have expired.
  *
  * <p>Walking the whole store every second cost the stream thread a scan per task per second however
- * little traffic there was (a tenth of the streams process's CPU at 1,000 orders/s with ids of earlier
- * runs in the stores). After a full pass the oldest id left is known, so the next pass waits until it
- * can expire, and at least {@code retention / 24}. Only ids older than the retention are deleted, so
- * waiting can only make an id remembered longer, never shorter; and since a task reads one partition,
- * whose append times do not go back, an id written after the pass is not older than the oldest kept,
- * so it is remembered at most a twenty-fourth of the retention longer (plus the task's processing lag
- * when the store was empty).
+ * little traffic there was (a tenth of the streams process's CPU at 1,000 orders/s with ids of
+ * earlier runs in the stores). After a full pass the oldest id left is known, so the next pass
+ * waits until it can expire, and at least {@code retention / 24}. Only ids older than the retention
+ * are deleted, so waiting can only make an id remembered longer, never shorter; and since a task
+ * reads one partition, whose append times do not go back, an id written after the pass is not older
+ * than the oldest kept, so it is remembered at most a twenty-fourth of the retention longer (plus
+ * the task's processing lag when the store was empty).
  */
 final class OrderIdSweeper {
   /** Ids visited per call: a slice the stream thread walks in milliseconds. */
@@ -39,10 +39,12 @@ final class OrderIdSweeper {
   }
 
   /**
-   * With {@code inUse}: an expired id it names is kept (a working order may outlive the retention, and its
-   * id must stay taken while it works). Asked only of expired ids, so no order pays for it on arrival.
+   * With {@code inUse}: an expired id it names is kept (a working order may outlive the retention,
+   * and its id must stay taken while it works). Asked only of expired ids, so no order pays for it
+   * on arrival.
    */
-  OrderIdSweeper(KeyValueStore<String, Long> ids, long retentionMs, int slice, Predicate<String> inUse) {
+  OrderIdSweeper(
+      KeyValueStore<String, Long> ids, long retentionMs, int slice, Predicate<String> inUse) {
     if (retentionMs <= 0 || slice <= 0) {
       throw new IllegalArgumentException("retention and slice must be positive");
     }
@@ -53,7 +55,10 @@ final class OrderIdSweeper {
     this.slice = slice;
   }
 
-  /** Deletes up to a slice's worth of expired ids if a pass is due or under way; returns the ids visited. */
+  /**
+   * Deletes up to a slice's worth of expired ids if a pass is due or under way; returns the ids
+   * visited.
+   */
   int sweep(long now) {
     if (resumeFrom == null) {
       if (now < nextPassAt) {
@@ -65,7 +70,8 @@ final class OrderIdSweeper {
     long oldestKept = now - retentionMs;
     int seen = 0;
     List<String> expired = new ArrayList<>();
-    try (KeyValueIterator<String, Long> it = resumeFrom == null ? ids.all() : ids.range(resumeFrom, null)) {
+    try (KeyValueIterator<String, Long> it =
+        resumeFrom == null ? ids.all() : ids.range(resumeFrom, null)) {
       while (seen < slice && it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
         seen++;

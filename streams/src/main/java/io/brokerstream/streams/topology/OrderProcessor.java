@@ -4,11 +4,11 @@ import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderEventType;
 import io.brokerstream.avro.TimeInForce;
-import io.brokerstream.streams.Topics;
-import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.ReferenceData;
 import io.brokerstream.rules.RiskState;
+import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.trace.Stages;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,17 +23,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * One decision per order, in the task that owns the order's member: read the position and the
  * member's risk, decide, and on a fill write both back with the account's cash, then emit the
- * result, the new position and any realized P&L. A DAY or GTC limit order whose limit the price does not
- * meet, or stop order whose stop it does not touch, rests instead ({@link Placement}): it holds the buying
- * power its fill would commit, goes on its equity's book (orders.resting) and is decided again when a tick
- * crosses it ({@link WorkingOrderProcessor}); a DAY order expires at its exchange's close ({@link
- * MarketCalendar}). Under exactly-once the store writes and the emitted
+ * result, the new position and any realized P&L. A DAY or GTC limit order whose limit the price
+ * does not meet, or stop order whose stop it does not touch, rests instead ({@link Placement}): it
+ * holds the buying power its fill would commit, goes on its equity's book (orders.resting) and is
+ * decided again when a tick crosses it ({@link WorkingOrderProcessor}); a DAY order expires at its
+ * exchange's close ({@link MarketCalendar}). Under exactly-once the store writes and the emitted
  * records commit together or not at all.
  *
  * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
  * {@code orders.dedup-retention}, and a second record of one (a retry through any gateway instance,
- * a producer that wrote it twice, a replay) books nothing and emits nothing: the first result stands.
- * The time that decides is the broker's: the order record's append time.
+ * a producer that wrote it twice, a replay) books nothing and emits nothing: the first result
+ * stands. The time that decides is the broker's: the order record's append time.
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
   public static final String RESULTS_SINK = Ledger.RESULTS_SINK;
@@ -49,12 +49,19 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private ReferenceData ref;
   private final long dedupRetentionMs;
 
-  public OrderProcessor(OrderDecider decider, MarketCalendar calendar, ReferenceCache cache, Duration dedupRetention) {
+  public OrderProcessor(
+      OrderDecider decider,
+      MarketCalendar calendar,
+      ReferenceCache cache,
+      Duration dedupRetention) {
     this(decider, calendar, context -> new StoreReferenceData(context, cache), dedupRetention);
   }
 
-  OrderProcessor(OrderDecider decider, MarketCalendar calendar,
-      Function<ProcessorContext<?, ?>, ReferenceData> referenceData, Duration dedupRetention) {
+  OrderProcessor(
+      OrderDecider decider,
+      MarketCalendar calendar,
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+      Duration dedupRetention) {
     this.placement = new Placement(decider);
     this.calendar = calendar;
     this.referenceData = referenceData;
@@ -69,7 +76,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     ref = referenceData.apply(context);
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
     // A working order's id stays taken while it works, however long that is.
-    OrderIdSweeper sweeper = new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE, working::working);
+    OrderIdSweeper sweeper =
+        new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE, working::working);
     context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);
   }
 
@@ -79,28 +87,46 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     if (traced) {
       Stages.stamp(record.headers(), Stages.DECIDE_START, Stages.nowMicros());
     }
-    // Checked before anything is read or written: a record that fails is dead-lettered, the task goes on.
+    // Checked before anything is read or written: a record that fails is dead-lettered, the task
+    // goes on.
     Order order = record.value();
     String member = InputGuard.order(record.key(), order);
     String resultKey = Topics.resultKey(member, order.getOrderId());
     if (orderIds.get(resultKey) != null) {
-      return; // a retry: the first record of this order was decided (or works) and its outcome stands
+      return; // a retry: the first record of this order was decided (or works) and its outcome
+      // stands
     }
     orderIds.put(resultKey, record.timestamp());
     Instant received = Instant.ofEpochMilli(record.timestamp());
     long reserved = working.reserved(member);
     RiskState memberRisk = ledger.risk(member);
-    Placement.Outcome outcome = placement.place(order, member, received, ref, ledger.position(order), memberRisk,
-        reserved);
+    Placement.Outcome outcome =
+        placement.place(order, member, received, ref, ledger.position(order), memberRisk, reserved);
     decided(record, traced);
     if (outcome instanceof Placement.Rests rests) {
-      long expires = order.getTimeInForce() == TimeInForce.DAY
-          ? calendar.nextClose(exchangeOf(order), received).toEpochMilli() : 0;
-      OpenOrder open = new OpenOrder(order, record.timestamp(), record.timestamp(), rests.hold(), rests.underlyingId(),
-          expires);
+      long expires =
+          order.getTimeInForce() == TimeInForce.DAY
+              ? calendar.nextClose(exchangeOf(order), received).toEpochMilli()
+              : 0;
+      OpenOrder open =
+          new OpenOrder(
+              order,
+              record.timestamp(),
+              record.timestamp(),
+              rests.hold(),
+              rests.underlyingId(),
+              expires);
       working.rest(member, resultKey, open);
-      ledger.event(record, member, order, OrderEventType.OPEN, rests.level(), rests.hold(),
-          order.getQuantity(), null, order.getTraceId());
+      ledger.event(
+          record,
+          member,
+          order,
+          OrderEventType.OPEN,
+          rests.level(),
+          rests.hold(),
+          order.getQuantity(),
+          null,
+          order.getTraceId());
       ledger.book(record, BookProcessor.entry(member, open, false));
       return;
     }
@@ -112,7 +138,10 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     return instrument == null ? null : instrument.getExchange();
   }
 
-  /** Every record emitted for an order carries the input's headers: the decision's end reaches them all. */
+  /**
+   * Every record emitted for an order carries the input's headers: the decision's end reaches them
+   * all.
+   */
   private static void decided(Record<String, Order> record, boolean traced) {
     if (traced) {
       Stages.stamp(record.headers(), Stages.DECIDE_END, Stages.nowMicros());

@@ -1,20 +1,20 @@
 package io.brokerstream.streams.topology;
 
-import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.avro.Account;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEvent;
-import io.brokerstream.avro.OrderTrigger;
-import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.PriceTick;
+import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.MarketModel;
+import io.brokerstream.rules.BoundedLetters;
+import io.brokerstream.rules.OrderDecider;
+import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
-import io.brokerstream.rules.OrderDecider;
-import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
 import java.time.Duration;
@@ -48,27 +48,45 @@ import org.apache.kafka.streams.state.Stores;
  *       folded to the latest per instrument between commits, into prices.latest, which both the
  *       order flow and the P&L job price with;
  *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
- *       risk, cash and the order ids it already decided, emitting results, positions and realized P&L;
- *   <li>working (DAY, GTC) limit and stop orders on the book of their equity, beside its ticks; a crossed one
- *       goes back to its member's task (order-triggers), as do a member's cancels and amends (order-commands),
- *       and is decided there; DAY orders expire there at their exchange's close;
+ *       risk, cash and the order ids it already decided, emitting results, positions and realized
+ *       P&L;
+ *   <li>working (DAY, GTC) limit and stop orders on the book of their equity, beside its ticks; a
+ *       crossed one goes back to its member's task (order-triggers), as do a member's cancels and
+ *       amends (order-commands), and is decided there; DAY orders expire there at their exchange's
+ *       close;
  *   <li>results materialized by member|order id for the gateway's long polls.
  * </ol>
  */
 public final class OrderTopology {
   private OrderTopology() {}
 
-  public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
+  public static Topology build(
+      AppSettings settings,
+      AppSerdes serdes,
+      Properties streamsProps,
       BiConsumer<String, OrderResult> onResult) {
-    return build(settings, serdes, streamsProps, onResult, new ReferenceCache(), FastTriggers.NONE, new LocalResults());
+    return build(
+        settings,
+        serdes,
+        streamsProps,
+        onResult,
+        new ReferenceCache(),
+        FastTriggers.NONE,
+        new LocalResults());
   }
 
   /**
    * With the cache of decoded reference data the gateway shares (API keys, members), where the book
    * sends its triggers' fast copies, and where the results stores are found by the gateway.
    */
-  public static Topology build(AppSettings settings, AppSerdes serdes, Properties streamsProps,
-      BiConsumer<String, OrderResult> onResult, ReferenceCache cache, FastTriggers fast, LocalResults results) {
+  public static Topology build(
+      AppSettings settings,
+      AppSerdes serdes,
+      Properties streamsProps,
+      BiConsumer<String, OrderResult> onResult,
+      ReferenceCache cache,
+      FastTriggers fast,
+      LocalResults results) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
@@ -78,120 +96,222 @@ public final class OrderTopology {
     // decoded values holds for a key.
     globalStore(builder, StoreNames.MEMBERS, Topics.REF_MEMBERS, serdes.member(), cache);
     globalStore(builder, StoreNames.API_KEYS, Topics.REF_API_KEYS, serdes.apiKey(), cache);
-    globalStore(builder, StoreNames.INSTRUMENTS, Topics.REF_INSTRUMENTS, serdes.instrument(), cache);
-    globalStore(builder, StoreNames.EQUITY_STARTS, Topics.REF_EQUITY_STARTS, serdes.equityStart(), cache);
+    globalStore(
+        builder, StoreNames.INSTRUMENTS, Topics.REF_INSTRUMENTS, serdes.instrument(), cache);
+    globalStore(
+        builder, StoreNames.EQUITY_STARTS, Topics.REF_EQUITY_STARTS, serdes.equityStart(), cache);
     globalStore(builder, StoreNames.PRICES, Topics.PRICES_LATEST, serdes.tick(), cache);
     // Accounts keep an index by member too, for the member's deposited cash.
     builder.addGlobalStore(
-        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ACCOUNTS), keys, StateSerdes.accounts())
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(StoreNames.ACCOUNTS), keys, StateSerdes.accounts())
             .withLoggingDisabled(),
-        Topics.REF_ACCOUNTS, Consumed.<String, Account>with(keys, serdes.account()),
+        Topics.REF_ACCOUNTS,
+        Consumed.<String, Account>with(keys, serdes.account()),
         () -> new AccountsStoreUpdater(cache));
 
     // A tick is a feed's claim: check it before it may price anything; refused ones are kept with
     // their fault.
-    TickRules tickRules = new TickRules(Micros.parse(settings.get("orders.max-price")),
-        settings.getDouble("ticks.max-jump-factor"));
-    Map<String, KStream<String, TickValidator.Checked>> ticks = builder.stream(Topics.PRICE_TICKS,
-            Consumed.with(keys, serdes.tick()))
-        .processValues(() -> new TickValidator(tickRules, cache, serdes.tickCodec(), settings.get("application.id")),
-            Named.as("validate-ticks"))
-        .split(Named.as("ticks-"))
-        .branch((id, checked) -> checked.refused() == null, Branched.as("accepted"))
-        .defaultBranch(Branched.as("refused"));
-    ticks.get("ticks-refused").mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
+    TickRules tickRules =
+        new TickRules(
+            Micros.parse(settings.get("orders.max-price")),
+            settings.getDouble("ticks.max-jump-factor"));
+    Map<String, KStream<String, TickValidator.Checked>> ticks =
+        builder.stream(Topics.PRICE_TICKS, Consumed.with(keys, serdes.tick()))
+            .processValues(
+                () ->
+                    new TickValidator(
+                        tickRules, cache, serdes.tickCodec(), settings.get("application.id")),
+                Named.as("validate-ticks"))
+            .split(Named.as("ticks-"))
+            .branch((id, checked) -> checked.refused() == null, Branched.as("accepted"))
+            .defaultBranch(Branched.as("refused"));
+    ticks
+        .get("ticks-refused")
+        .mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
         // the feed's key, cut to a size any topic takes (the letter keeps up to 1 KB of it)
         .selectKey((key, letter) -> BoundedLetters.clip(key, 64), Named.as("refused-tick-key"))
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
-    // Ticks arrive far faster than prices need to change for pricing: keep the latest per instrument
+    // Ticks arrive far faster than prices need to change for pricing: keep the latest per
+    // instrument
     // in a cached table and emit it at most once a commit, into the compacted prices.latest.
-    KStream<String, PriceTick> accepted = ticks.get("ticks-accepted")
-        .mapValues(TickValidator.Checked::tick, Named.as("accepted-tick"));
+    KStream<String, PriceTick> accepted =
+        ticks
+            .get("ticks-accepted")
+            .mapValues(TickValidator.Checked::tick, Named.as("accepted-tick"));
     accepted
-        .toTable(Materialized.<String, PriceTick, KeyValueStore<Bytes, byte[]>>as(StoreNames.LATEST_TICKS)
-            .withKeySerde(keys).withValueSerde(serdes.tick()).withLoggingDisabled().withCachingEnabled())
+        .toTable(
+            Materialized.<String, PriceTick, KeyValueStore<Bytes, byte[]>>as(
+                    StoreNames.LATEST_TICKS)
+                .withKeySerde(keys)
+                .withValueSerde(serdes.tick())
+                .withLoggingDisabled()
+                .withCachingEnabled())
         .toStream()
         .to(Topics.PRICES_LATEST, Produced.with(keys, serdes.tick()));
 
-    // The book of working orders, beside the ticks that cross them: entries from the member tasks and the
+    // The book of working orders, beside the ticks that cross them: entries from the member tasks
+    // and the
     // accepted ticks meet in one task per equity; crossed orders go back to their member's task.
-    OrderDecider decider = new OrderDecider(
-        MarketModel.load().pricer(),
-        Micros.parse(settings.get("orders.max-price")), settings.getLong("orders.max-quantity"));
-    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RESTING_BOOK),
-        keys, StateSerdes.resting()).withCachingDisabled());
+    OrderDecider decider =
+        new OrderDecider(
+            MarketModel.load().pricer(),
+            Micros.parse(settings.get("orders.max-price")),
+            settings.getLong("orders.max-quantity"));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(StoreNames.RESTING_BOOK),
+                keys,
+                StateSerdes.resting())
+            .withCachingDisabled());
     builder.stream(Topics.ORDERS_RESTING, Consumed.with(keys, serdes.of(RestingOrder.class)))
         .mapValues(entry -> (SpecificRecord) entry, Named.as("book-entry"))
-        .merge(accepted.mapValues(tick -> (SpecificRecord) tick, Named.as("book-tick")), Named.as("book-input"))
-        .process(() -> new BookProcessor(decider, cache, fast), Named.as("book"), StoreNames.RESTING_BOOK)
+        .merge(
+            accepted.mapValues(tick -> (SpecificRecord) tick, Named.as("book-tick")),
+            Named.as("book-input"))
+        .process(
+            () -> new BookProcessor(decider, cache, fast),
+            Named.as("book"),
+            StoreNames.RESTING_BOOK)
         .to(Topics.ORDER_TRIGGERS, Produced.with(keys, serdes.of(OrderTrigger.class)));
 
     Topology topology = builder.build(streamsProps);
 
-    // Results by member|order id, from the committed order-results topic, which is also what the store is
+    // Results by member|order id, from the committed order-results topic, which is also what the
+    // store is
     // restored from; each wakes the gateway's long polls waiting for it.
     topology.addReadOnlyStateStore(
-        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
             .withCachingDisabled(),
-        "results-source", null, keys.deserializer(), serdes.result().deserializer(), Topics.ORDER_RESULTS,
-        "results", () -> new ResultsProcessor(results, onResult));
+        "results-source",
+        null,
+        keys.deserializer(),
+        serdes.result().deserializer(),
+        Topics.ORDER_RESULTS,
+        "results",
+        () -> new ResultsProcessor(results, onResult));
 
-    // The decision: one order at a time per member, exactly once; a working order's trigger or cancel in
+    // The decision: one order at a time per member, exactly once; a working order's trigger or
+    // cancel in
     // the same task, on the same stores.
     Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
-    MarketCalendar calendar = new MarketCalendar(settings.getPairs("orders.market-close"),
-        settings.get("orders.market-close-default"));
-    topology.addSource("orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor("decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
+    MarketCalendar calendar =
+        new MarketCalendar(
+            settings.getPairs("orders.market-close"), settings.get("orders.market-close-default"));
+    topology
+        .addSource(
+            "orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
+        .addProcessor(
+            "decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
         // Positions are many and mostly written once per commit: no record cache in front of them.
         // Risk and cash are per member and account: the cache folds their many updates per commit.
-        .addStateStore(memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
-        .addStateStore(memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
-        .addStateStore(memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
-        // Every order id a member used: many, each written once and read once on arrival, kept a day.
+        .addStateStore(
+            memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
+        .addStateStore(
+            memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
+        .addStateStore(
+            memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
+        // Every order id a member used: many, each written once and read once on arrival, kept a
+        // day.
         // On disk (RocksDB, bounded memory), not on the heap; no record cache.
-        .addStateStore(memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
-        .addSource("commands-source", keys.deserializer(), serdes.of(OrderCommand.class).deserializer(),
+        .addStateStore(
+            memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
+        .addSource(
+            "commands-source",
+            keys.deserializer(),
+            serdes.of(OrderCommand.class).deserializer(),
             Topics.ORDER_COMMANDS)
-        .addSource("triggers-source", keys.deserializer(), serdes.of(OrderTrigger.class).deserializer(),
+        .addSource(
+            "triggers-source",
+            keys.deserializer(),
+            serdes.of(OrderTrigger.class).deserializer(),
             Topics.ORDER_TRIGGERS)
-        .addSource("fast-triggers-source", keys.deserializer(), serdes.of(OrderTrigger.class).deserializer(),
+        .addSource(
+            "fast-triggers-source",
+            keys.deserializer(),
+            serdes.of(OrderTrigger.class).deserializer(),
             Topics.ORDER_TRIGGERS_FAST)
-        .addProcessor("working", () -> new WorkingOrderProcessor(decider, cache), "commands-source", "triggers-source",
+        .addProcessor(
+            "working",
+            () -> new WorkingOrderProcessor(decider, cache),
+            "commands-source",
+            "triggers-source",
             "fast-triggers-source")
-        .connectProcessorAndStateStores("working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK,
-            StoreNames.ACCOUNT_CASH, StoreNames.ORDER_IDS)
+        .connectProcessorAndStateStores(
+            "working",
+            StoreNames.POSITIONS,
+            StoreNames.MEMBER_RISK,
+            StoreNames.ACCOUNT_CASH,
+            StoreNames.ORDER_IDS)
         // Working orders: few next to positions, each written when it rests and when it leaves.
-        .addStateStore(memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false), "decide", "working")
-        .addStateStore(memberStore(StoreNames.MEMBER_RESERVED, inMemory, StateSerdes.micros(), true), "decide",
+        .addStateStore(
+            memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false),
+            "decide",
             "working")
-        .addStateStore(memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros(), false), "decide", "working")
-        .addSink(Ledger.RESULTS_SINK, Topics.ORDER_RESULTS, keys.serializer(), serdes.result().serializer(),
-            "decide", "working")
-        .addSink(Ledger.POSITIONS_SINK, Topics.POSITIONS, keys.serializer(), serdes.position().serializer(),
-            "decide", "working")
-        .addSink(Ledger.REALIZED_SINK, Topics.REALIZED_PNL, keys.serializer(), serdes.realized().serializer(),
-            "decide", "working")
-        .addSink(Ledger.EVENTS_SINK, Topics.ORDER_EVENTS, keys.serializer(), serdes.of(OrderEvent.class).serializer(),
-            "decide", "working")
-        .addSink(Ledger.RESTING_SINK, Topics.ORDERS_RESTING, keys.serializer(),
-            serdes.of(RestingOrder.class).serializer(), "decide", "working");
+        .addStateStore(
+            memberStore(StoreNames.MEMBER_RESERVED, inMemory, StateSerdes.micros(), true),
+            "decide",
+            "working")
+        .addStateStore(
+            memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros(), false),
+            "decide",
+            "working")
+        .addSink(
+            Ledger.RESULTS_SINK,
+            Topics.ORDER_RESULTS,
+            keys.serializer(),
+            serdes.result().serializer(),
+            "decide",
+            "working")
+        .addSink(
+            Ledger.POSITIONS_SINK,
+            Topics.POSITIONS,
+            keys.serializer(),
+            serdes.position().serializer(),
+            "decide",
+            "working")
+        .addSink(
+            Ledger.REALIZED_SINK,
+            Topics.REALIZED_PNL,
+            keys.serializer(),
+            serdes.realized().serializer(),
+            "decide",
+            "working")
+        .addSink(
+            Ledger.EVENTS_SINK,
+            Topics.ORDER_EVENTS,
+            keys.serializer(),
+            serdes.of(OrderEvent.class).serializer(),
+            "decide",
+            "working")
+        .addSink(
+            Ledger.RESTING_SINK,
+            Topics.ORDERS_RESTING,
+            keys.serializer(),
+            serdes.of(RestingOrder.class).serializer(),
+            "decide",
+            "working");
     return topology;
   }
 
-  private static <V> void globalStore(StreamsBuilder builder, String name, String topic, Serde<V> values,
-      ReferenceCache cache) {
+  private static <V> void globalStore(
+      StreamsBuilder builder, String name, String topic, Serde<V> values, ReferenceCache cache) {
     builder.addGlobalStore(
-        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values).withLoggingDisabled(),
-        topic, Consumed.with(Serdes.String(), values), () -> new GlobalStoreUpdater<V>(name, cache));
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values)
+            .withLoggingDisabled(),
+        topic,
+        Consumed.with(Serdes.String(), values),
+        () -> new GlobalStoreUpdater<V>(name, cache));
   }
 
-  private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(String name, boolean inMemory, Serde<V> values,
-      boolean cached) {
-    KeyValueBytesStoreSupplier supplier = inMemory
-        ? HashKeyValueStore.supplier(name) : Stores.persistentKeyValueStore(name);
+  private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(
+      String name, boolean inMemory, Serde<V> values, boolean cached) {
+    KeyValueBytesStoreSupplier supplier =
+        inMemory ? HashKeyValueStore.supplier(name) : Stores.persistentKeyValueStore(name);
     // Changelogged: a restarted or moved task rebuilds exactly the committed state.
-    StoreBuilder<KeyValueStore<String, V>> builder = Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
+    StoreBuilder<KeyValueStore<String, V>> builder =
+        Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
     return cached ? builder.withCachingEnabled() : builder.withCachingDisabled();
   }
 }

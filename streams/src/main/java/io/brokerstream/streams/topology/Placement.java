@@ -13,12 +13,12 @@ import io.brokerstream.rules.RiskState;
 import java.time.Instant;
 
 /**
- * Whether an order arriving (or a working one amended) is decided now or rests, and on what terms. An IOC
- * order is decided now. A DAY or GTC limit order whose limit the price does not meet rests; a DAY or GTC
- * stop order rests until a tick touches its stop, and is decided now (as the market order it becomes) when
- * the price already touches it. Either rests only if it could fill at its level (its limit, or its stop):
- * the decision is run there, so short rules and buying power are checked at placement, and it holds what
- * that fill would add to the member's committed value.
+ * Whether an order arriving (or a working one amended) is decided now or rests, and on what terms.
+ * An IOC order is decided now. A DAY or GTC limit order whose limit the price does not meet rests;
+ * a DAY or GTC stop order rests until a tick touches its stop, and is decided now (as the market
+ * order it becomes) when the price already touches it. Either rests only if it could fill at its
+ * level (its limit, or its stop): the decision is run there, so short rules and buying power are
+ * checked at placement, and it holds what that fill would add to the member's committed value.
  */
 final class Placement {
   sealed interface Outcome {}
@@ -35,7 +35,13 @@ final class Placement {
     this.decider = decider;
   }
 
-  Outcome place(Order order, String member, Instant at, ReferenceData ref, PositionState position, RiskState risk,
+  Outcome place(
+      Order order,
+      String member,
+      Instant at,
+      ReferenceData ref,
+      PositionState position,
+      RiskState risk,
       long reserved) {
     boolean works = order.getTimeInForce() != TimeInForce.IOC;
     if (works && order.getStopPrice() != null) {
@@ -47,17 +53,40 @@ final class Placement {
       return restAt(order, member, at, ref, position, risk, reserved, stop, true);
     }
     Decision decision = decider.decide(order, member, at, ref, position, risk, null, reserved);
-    if (works && decision instanceof Decision.Rejected r && r.reason() == ReasonCode.LIMIT_NOT_MET) {
-      return restAt(order, member, at, ref, position, risk, reserved, Micros.of(order.getLimitPrice()), false);
+    if (works
+        && decision instanceof Decision.Rejected r
+        && r.reason() == ReasonCode.LIMIT_NOT_MET) {
+      return restAt(
+          order,
+          member,
+          at,
+          ref,
+          position,
+          risk,
+          reserved,
+          Micros.of(order.getLimitPrice()),
+          false);
     }
     return new Now(decision);
   }
 
-  private Outcome restAt(Order order, String member, Instant at, ReferenceData ref, PositionState position,
-      RiskState risk, long reserved, long level, boolean stop) {
+  private Outcome restAt(
+      Order order,
+      String member,
+      Instant at,
+      ReferenceData ref,
+      PositionState position,
+      RiskState risk,
+      long reserved,
+      long level,
+      boolean stop) {
     Decision atLevel = decider.decide(order, member, at, ref, position, risk, level, reserved);
     if (atLevel instanceof Decision.Filled fill) {
-      return new Rests(level, stop, Math.max(0, fill.risk().committed() - risk.committed()), fill.underlyingId());
+      return new Rests(
+          level,
+          stop,
+          Math.max(0, fill.risk().committed() - risk.committed()),
+          fill.underlyingId());
     }
     return new Now(atLevel);
   }

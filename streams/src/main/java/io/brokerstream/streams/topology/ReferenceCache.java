@@ -10,7 +10,8 @@ import java.util.function.Function;
  * <p>Read-through: a miss loads from the store (the source of truth, restored by Kafka Streams).
  * Write-invalidate: the global store updaters drop a key after writing the store. A load runs under
  * the key's lock and the drop takes the same lock, so a value loaded before an update can never
- * outlive it. Each order used to decode four Avro records from RocksDB; now it reads four map entries.
+ * outlive it. Each order used to decode four Avro records from RocksDB; now it reads four map
+ * entries.
  */
 public final class ReferenceCache {
   private static final int MAX_ENTRIES = 200_000;

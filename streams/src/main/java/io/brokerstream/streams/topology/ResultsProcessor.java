@@ -8,9 +8,9 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Committed results into the results store (by member|order id), for the gateway's reads, and each one to
- * the long polls waiting for it. The store's only source is the order-results topic, which is also what
- * it is restored from: no changelog of its own.
+ * Committed results into the results store (by member|order id), for the gateway's reads, and each
+ * one to the long polls waiting for it. The store's only source is the order-results topic, which
+ * is also what it is restored from: no changelog of its own.
  */
 final class ResultsProcessor implements Processor<String, OrderResult, Void, Void> {
   private final LocalResults local;

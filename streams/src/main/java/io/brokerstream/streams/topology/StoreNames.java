@@ -8,23 +8,38 @@ public final class StoreNames {
   public static final String INSTRUMENTS = "instruments";
   public static final String EQUITY_STARTS = "equity-starts";
   public static final String PRICES = "prices";
+
   /** key SHA-256 -> the API key's member and status: the gateway's identity lookup. */
   public static final String API_KEYS = "api-keys";
+
   // per member task (co-partitioned with orders, keyed by member)
   public static final String POSITIONS = "positions";
   public static final String MEMBER_RISK = "member-risk";
   public static final String ACCOUNT_CASH = "account-cash";
+
   /** member|order id -> when the broker received the order: a retry of it books nothing. */
   public static final String ORDER_IDS = "order-ids";
-  /** member|order id -> a working order: the order, when it arrived, what it reserves, its book key. */
+
+  /**
+   * member|order id -> a working order: the order, when it arrived, what it reserves, its book key.
+   */
   public static final String OPEN_ORDERS = "open-orders";
-  /** expiry time|member|order id -> the expiry: the DAY orders of the task's members, soonest first. */
+
+  /**
+   * expiry time|member|order id -> the expiry: the DAY orders of the task's members, soonest first.
+   */
   public static final String ORDER_EXPIRIES = "order-expiries";
+
   /** member -> buying power reserved for its working buys. */
   public static final String MEMBER_RESERVED = "member-reserved";
+
   // per equity task (co-partitioned with price-ticks)
-  /** underlying|group|level|placed time|member|order id -> a working order, by the level that triggers it. */
+  /**
+   * underlying|group|level|placed time|member|order id -> a working order, by the level that
+   * triggers it.
+   */
   public static final String RESTING_BOOK = "resting-book";
+
   // per member|order id (partitioned like order-results)
   public static final String ORDER_RESULTS = "order-results-store";
   // dedupes ticks between commits

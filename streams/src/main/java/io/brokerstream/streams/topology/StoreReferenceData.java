@@ -5,8 +5,8 @@ import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
-import io.brokerstream.rules.ReferenceData;
 import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.ReferenceData;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
@@ -53,36 +53,49 @@ final class StoreReferenceData implements ReferenceData {
 
   @Override
   public Double volatility(String equityId) {
-    return cache.get(StoreNames.EQUITY_STARTS, equityId, id -> {
-      EquityStart start = equityStarts.get(id);
-      return start == null ? null : start.getVolatility();
-    });
+    return cache.get(
+        StoreNames.EQUITY_STARTS,
+        equityId,
+        id -> {
+          EquityStart start = equityStarts.get(id);
+          return start == null ? null : start.getVolatility();
+        });
   }
 
   @Override
   public Long priceMicros(String equityId) {
-    return cache.get(StoreNames.PRICES, equityId, id -> {
-      PriceTick tick = prices.get(id);
-      return tick == null ? null : Micros.of(tick.getPrice());
-    });
+    return cache.get(
+        StoreNames.PRICES,
+        equityId,
+        id -> {
+          PriceTick tick = prices.get(id);
+          return tick == null ? null : Micros.of(tick.getPrice());
+        });
   }
 
-  /** The latest price record of an equity in prices.latest (one commit behind the ticks at most), or null. */
+  /**
+   * The latest price record of an equity in prices.latest (one commit behind the ticks at most), or
+   * null.
+   */
   PriceTick latestTick(String equityId) {
     return prices.get(equityId);
   }
 
   @Override
   public long depositedCash(String memberId) {
-    return cache.<Long>get(AccountsStoreUpdater.DEPOSITS, memberId, id -> {
-      long total = 0;
-      try (KeyValueIterator<String, AccountEntry> it = accounts.prefixScan(StoreNames.memberIndexPrefix(id), KEYS)) {
-        while (it.hasNext()) {
-          KeyValue<String, AccountEntry> entry = it.next();
-          total = Math.addExact(total, entry.value.cashMicros());
-        }
-      }
-      return total;
-    });
+    return cache.<Long>get(
+        AccountsStoreUpdater.DEPOSITS,
+        memberId,
+        id -> {
+          long total = 0;
+          try (KeyValueIterator<String, AccountEntry> it =
+              accounts.prefixScan(StoreNames.memberIndexPrefix(id), KEYS)) {
+            while (it.hasNext()) {
+              KeyValue<String, AccountEntry> entry = it.next();
+              total = Math.addExact(total, entry.value.cashMicros());
+            }
+          }
+          return total;
+        });
   }
 }

@@ -21,16 +21,21 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The rest of a working order's life, in its member's task (order-commands and order-triggers are keyed by
- * member like orders): a trigger from the book decides it at the crossing price, a cancel takes it off, an
- * amend changes it, and the market close expires a DAY order. Each starts by taking the order out of the
- * member's working orders, and the task handles one record (or punctuation) at a time, so when two race
- * exactly one finds the order: a late cancel or amend is told so (CANCEL_REJECTED, AMEND_REJECTED), a late
- * trigger is dropped (whatever took the order off has answered). A trigger from a book entry that an amend
- * has since replaced carries the old entry's place and is dropped too: the amended order works on.
+ * The rest of a working order's life, in its member's task (order-commands and order-triggers are
+ * keyed by member like orders): a trigger from the book decides it at the crossing price, a cancel
+ * takes it off, an amend changes it, and the market close expires a DAY order. Each starts by
+ * taking the order out of the member's working orders, and the task handles one record (or
+ * punctuation) at a time, so when two race exactly one finds the order: a late cancel or amend is
+ * told so (CANCEL_REJECTED, AMEND_REJECTED), a late trigger is dropped (whatever took the order off
+ * has answered). A trigger from a book entry that an amend has since replaced carries the old
+ * entry's place and is dropped too: the amended order works on.
  */
-public final class WorkingOrderProcessor implements Processor<String, SpecificRecord, String, SpecificRecord> {
-  /** At most this many DAY orders expire per punctuation, so a close with many keeps the task responsive. */
+public final class WorkingOrderProcessor
+    implements Processor<String, SpecificRecord, String, SpecificRecord> {
+  /**
+   * At most this many DAY orders expire per punctuation, so a close with many keeps the task
+   * responsive.
+   */
   static final int EXPIRIES_PER_PUNCTUATION = 5_000;
 
   private final OrderDecider decider;
@@ -45,7 +50,8 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     this(decider, context -> new StoreReferenceData(context, cache));
   }
 
-  WorkingOrderProcessor(OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+  WorkingOrderProcessor(
+      OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
     this.decider = decider;
     this.placement = new Placement(decider);
     this.referenceData = referenceData;
@@ -57,13 +63,15 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     working = new WorkingOrders(context);
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
-    // The close is the broker's clock, not stream time: a quiet member's DAY orders expire on time too.
+    // The close is the broker's clock, not stream time: a quiet member's DAY orders expire on time
+    // too.
     context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::expire);
   }
 
   @Override
   public void process(Record<String, SpecificRecord> record) {
-    // Checked before anything is read or written: a record that fails is dead-lettered, the task goes on.
+    // Checked before anything is read or written: a record that fails is dead-lettered, the task
+    // goes on.
     if (record.value() instanceof OrderTrigger trigger) {
       triggered(record, InputGuard.trigger(record.key(), trigger), trigger);
     } else if (record.value() instanceof OrderCommand command) {
@@ -71,14 +79,17 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
       switch (command.getAction()) {
         case CANCEL -> cancel(record, member, command);
         case AMEND -> amend(record, member, command);
-        default -> throw new IllegalArgumentException("unknown order action " + command.getAction());
+        default ->
+            throw new IllegalArgumentException("unknown order action " + command.getAction());
       }
     } else {
-      throw new io.brokerstream.streams.errors.UndecidableRecord("a command or trigger record without a value");
+      throw new io.brokerstream.streams.errors.UndecidableRecord(
+          "a command or trigger record without a value");
     }
   }
 
-  private void triggered(Record<String, SpecificRecord> record, String member, OrderTrigger trigger) {
+  private void triggered(
+      Record<String, SpecificRecord> record, String member, OrderTrigger trigger) {
     String key = Topics.resultKey(member, trigger.getOrderId());
     OpenOrder current = working.get(key);
     if (current == null) {
@@ -91,12 +102,31 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     OpenOrder open = working.take(member, key);
     Order order = open.order();
     long price = Micros.of(trigger.getPrice());
-    ledger.event(record, member, order, OrderEventType.TRIGGERED, price, null, null, null, order.getTraceId());
-    // Decided again in full at the crossing price and the broker's time of the tick: the account, the
-    // instrument, short rules and buying power (less what the member's other working orders hold) may
+    ledger.event(
+        record,
+        member,
+        order,
+        OrderEventType.TRIGGERED,
+        price,
+        null,
+        null,
+        null,
+        order.getTraceId());
+    // Decided again in full at the crossing price and the broker's time of the tick: the account,
+    // the
+    // instrument, short rules and buying power (less what the member's other working orders hold)
+    // may
     // have changed while it rested. A stop order is a market order now: no limit to meet.
-    Decision decision = decider.decide(order, member, trigger.getTriggeredTs(), ref, ledger.position(order),
-        ledger.risk(member), price, working.reserved(member));
+    Decision decision =
+        decider.decide(
+            order,
+            member,
+            trigger.getTriggeredTs(),
+            ref,
+            ledger.position(order),
+            ledger.risk(member),
+            price,
+            working.reserved(member));
     ledger.decided(record, member, order, open.receivedMs(), decision);
   }
 
@@ -107,14 +137,24 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     }
     Order order = open.order();
     ledger.book(record, BookProcessor.entry(member, open, true));
-    ledger.event(record, member, order, OrderEventType.CANCELLED, null, null, null, null, command.getTraceId());
+    ledger.event(
+        record,
+        member,
+        order,
+        OrderEventType.CANCELLED,
+        null,
+        null,
+        null,
+        null,
+        command.getTraceId());
     ledger.cancelled(record, member, order, open.receivedMs());
   }
 
   /**
-   * A new quantity, limit or stop for a working order, decided as if it had just been placed at the amend's
-   * broker time: it may now fill, rest again (behind every order already on the book) or, if it could not
-   * (buying power for a larger quantity, an invalid value), be refused with the order working on unchanged.
+   * A new quantity, limit or stop for a working order, decided as if it had just been placed at the
+   * amend's broker time: it may now fill, rest again (behind every order already on the book) or,
+   * if it could not (buying power for a larger quantity, an invalid value), be refused with the
+   * order working on unchanged.
    */
   private void amend(Record<String, SpecificRecord> record, String member, OrderCommand command) {
     String key = Topics.resultKey(member, command.getOrderId());
@@ -127,41 +167,87 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
     Placement.Outcome outcome = null;
     Order after = null;
     if (refused == null) {
-      after = Order.newBuilder(before)
-          .setQuantity(command.getQuantity() == null ? before.getQuantity() : command.getQuantity())
-          .setLimitPrice(command.getLimitPrice() == null ? before.getLimitPrice() : command.getLimitPrice())
-          .setStopPrice(command.getStopPrice() == null ? before.getStopPrice() : command.getStopPrice()).build();
-      outcome = placement.place(after, member, Instant.ofEpochMilli(record.timestamp()), ref, ledger.position(after),
-          ledger.risk(member), working.reserved(member));
+      after =
+          Order.newBuilder(before)
+              .setQuantity(
+                  command.getQuantity() == null ? before.getQuantity() : command.getQuantity())
+              .setLimitPrice(
+                  command.getLimitPrice() == null
+                      ? before.getLimitPrice()
+                      : command.getLimitPrice())
+              .setStopPrice(
+                  command.getStopPrice() == null ? before.getStopPrice() : command.getStopPrice())
+              .build();
+      outcome =
+          placement.place(
+              after,
+              member,
+              Instant.ofEpochMilli(record.timestamp()),
+              ref,
+              ledger.position(after),
+              ledger.risk(member),
+              working.reserved(member));
       if (outcome instanceof Placement.Now now && now.decision() instanceof Decision.Rejected r) {
         refused = r.reason() + ": " + r.detail();
       }
     }
     if (refused != null) {
       working.rest(member, key, open); // as it was, holding what it held
-      ledger.event(record, member, before, OrderEventType.AMEND_REJECTED, null, null, null,
-          "amend refused, the order works on unchanged: " + refused, command.getTraceId());
+      ledger.event(
+          record,
+          member,
+          before,
+          OrderEventType.AMEND_REJECTED,
+          null,
+          null,
+          null,
+          "amend refused, the order works on unchanged: " + refused,
+          command.getTraceId());
       return;
     }
     ledger.book(record, BookProcessor.entry(member, open, true));
     if (outcome instanceof Placement.Rests rests) {
-      OpenOrder amended = new OpenOrder(after, open.receivedMs(), record.timestamp(), rests.hold(),
-          rests.underlyingId(), open.expiresMs());
+      OpenOrder amended =
+          new OpenOrder(
+              after,
+              open.receivedMs(),
+              record.timestamp(),
+              rests.hold(),
+              rests.underlyingId(),
+              open.expiresMs());
       working.rest(member, key, amended);
       ledger.book(record, BookProcessor.entry(member, amended, false));
-      ledger.event(record, member, after, OrderEventType.AMENDED, rests.level(), rests.hold(),
-          after.getQuantity(), null, command.getTraceId());
+      ledger.event(
+          record,
+          member,
+          after,
+          OrderEventType.AMENDED,
+          rests.level(),
+          rests.hold(),
+          after.getQuantity(),
+          null,
+          command.getTraceId());
       return;
     }
     // Marketable on its new terms: it fills now.
-    ledger.event(record, member, after, OrderEventType.AMENDED, null, null, after.getQuantity(),
-        "the amended order could fill at once", command.getTraceId());
+    ledger.event(
+        record,
+        member,
+        after,
+        OrderEventType.AMENDED,
+        null,
+        null,
+        after.getQuantity(),
+        "the amended order could fill at once",
+        command.getTraceId());
     ledger.decided(record, member, after, open.receivedMs(), ((Placement.Now) outcome).decision());
   }
 
   /** Why this amend cannot apply to this order at all; null when it can. */
   private static String amendRefused(Order order, OrderCommand command) {
-    if (command.getQuantity() == null && command.getLimitPrice() == null && command.getStopPrice() == null) {
+    if (command.getQuantity() == null
+        && command.getLimitPrice() == null
+        && command.getStopPrice() == null) {
       return "an amend needs a new quantity, limit_price or stop_price";
     }
     if (command.getLimitPrice() != null && order.getLimitPrice() == null) {
@@ -185,22 +271,44 @@ public final class WorkingOrderProcessor implements Processor<String, SpecificRe
       Order order = open.order();
       Instant close = Instant.ofEpochMilli(open.expiresMs());
       ledger.book(at, BookProcessor.entry(member, open, true));
-      ledger.event(at, member, order, OrderEventType.EXPIRED, null, null, null,
-          "DAY order still working at the market close " + close, order.getTraceId());
+      ledger.event(
+          at,
+          member,
+          order,
+          OrderEventType.EXPIRED,
+          null,
+          null,
+          null,
+          "DAY order still working at the market close " + close,
+          order.getTraceId());
       ledger.expired(at, member, order, open.receivedMs(), close);
     }
   }
 
-  /** The command's working order, taken; null, with the member told why ({@code refused}), when none works. */
-  private OpenOrder takeOrRefuse(Record<String, SpecificRecord> record, String member, OrderCommand command,
+  /**
+   * The command's working order, taken; null, with the member told why ({@code refused}), when none
+   * works.
+   */
+  private OpenOrder takeOrRefuse(
+      Record<String, SpecificRecord> record,
+      String member,
+      OrderCommand command,
       OrderEventType refused) {
     String orderId = command.getOrderId();
     String key = Topics.resultKey(member, orderId);
     OpenOrder open = working.take(member, key);
     if (open == null) {
-      ledger.refusal(record, member, orderId, refused, orderIds.get(key) != null
-          ? "order " + orderId + " is not working: it was filled, rejected, cancelled or expired"
-          : "no order " + orderId + " from member " + member, command.getTraceId());
+      ledger.refusal(
+          record,
+          member,
+          orderId,
+          refused,
+          orderIds.get(key) != null
+              ? "order "
+                  + orderId
+                  + " is not working: it was filled, rejected, cancelled or expired"
+              : "no order " + orderId + " from member " + member,
+          command.getTraceId());
     }
     return open;
   }

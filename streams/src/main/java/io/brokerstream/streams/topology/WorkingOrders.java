@@ -8,10 +8,10 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * A member's working orders, the buying power they hold and when the DAY ones expire, in the member's
- * task. Every path that takes an order off (fill, rejection at the fill, cancel, amend, expiry) goes
- * through {@link #take}, which releases what it reserved and forgets its expiry, so no reservation
- * outlives its order.
+ * A member's working orders, the buying power they hold and when the DAY ones expire, in the
+ * member's task. Every path that takes an order off (fill, rejection at the fill, cancel, amend,
+ * expiry) goes through {@link #take}, which releases what it reserved and forgets its expiry, so no
+ * reservation outlives its order.
  */
 final class WorkingOrders {
   private final KeyValueStore<String, OpenOrder> open;
@@ -47,7 +47,10 @@ final class WorkingOrders {
     }
   }
 
-  /** The working order under this key, off the book with its reservation released; null if none works. */
+  /**
+   * The working order under this key, off the book with its reservation released; null if none
+   * works.
+   */
   OpenOrder take(String member, String resultKey) {
     OpenOrder order = open.get(resultKey);
     if (order == null) {
@@ -68,7 +71,10 @@ final class WorkingOrders {
     return order;
   }
 
-  /** Up to {@code max} keys (member|order id) of orders whose expiry is at or before {@code nowMs}, soonest first. */
+  /**
+   * Up to {@code max} keys (member|order id) of orders whose expiry is at or before {@code nowMs},
+   * soonest first.
+   */
   List<String> expiredBy(long nowMs, int max) {
     List<String> due = new ArrayList<>();
     // Zero-padded times sort as strings, and '}' right after the '|' that follows the time.

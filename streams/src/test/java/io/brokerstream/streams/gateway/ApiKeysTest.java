@@ -17,13 +17,26 @@ class ApiKeysTest {
 
   private void key(String secret, String member, String status) {
     String hash = ApiKeys.sha256(secret);
-    keys.put(hash, ApiKey.newBuilder().setKeySha256(hash).setKeyId("k_" + hash.substring(0, 12)).setMemberId(member)
-        .setLabel("test").setStatus(status).build());
+    keys.put(
+        hash,
+        ApiKey.newBuilder()
+            .setKeySha256(hash)
+            .setKeyId("k_" + hash.substring(0, 12))
+            .setMemberId(member)
+            .setLabel("test")
+            .setStatus(status)
+            .build());
   }
 
   private void member(String id, String status) {
-    members.put(id, Member.newBuilder().setMemberId(id).setName(id).setStatus(status)
-        .setCreditLimit(new BigDecimal("1.000000")).build());
+    members.put(
+        id,
+        Member.newBuilder()
+            .setMemberId(id)
+            .setName(id)
+            .setStatus(status)
+            .setCreditLimit(new BigDecimal("1.000000"))
+            .build());
   }
 
   private int refusal(String presented) {
@@ -65,6 +78,7 @@ class ApiKeysTest {
     key("bsk_x", "M1", "ACTIVE");
     String hash = ApiKeys.sha256("bsk_x");
     assertThat(hash).hasSize(64).doesNotContain("bsk_x");
-    assertThat(refusal(hash)).isEqualTo(401); // presenting the stored hash is not presenting the key
+    assertThat(refusal(hash))
+        .isEqualTo(401); // presenting the stored hash is not presenting the key
   }
 }

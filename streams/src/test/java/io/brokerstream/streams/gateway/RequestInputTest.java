@@ -18,10 +18,11 @@ class RequestInputTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"50%", "50%2", "%zz", "%C3", "%FF%FE", "a%00b", "%0A", "%7F", "", "%C2%85"})
+  @ValueSource(
+      strings = {"50%", "50%2", "%zz", "%C3", "%FF%FE", "a%00b", "%0A", "%7F", "", "%C2%85"})
   void malformedOrControlSegmentsAre400(String raw) {
-    assertThatThrownBy(() -> RequestInput.segment(raw, "order id")).isInstanceOfSatisfying(HttpError.class,
-        e -> assertThat(e.status).isEqualTo(400));
+    assertThatThrownBy(() -> RequestInput.segment(raw, "order id"))
+        .isInstanceOfSatisfying(HttpError.class, e -> assertThat(e.status).isEqualTo(400));
   }
 
   @Test

@@ -31,7 +31,14 @@ class ResultPollsTest {
   }
 
   private void await(long waitMs, java.util.function.Supplier<OrderResult> read) {
-    polls.await(call, "M1", "M1|o-1", waitMs, read, r -> answers.add("result"), () -> answers.add("timed out"));
+    polls.await(
+        call,
+        "M1",
+        "M1|o-1",
+        waitMs,
+        read,
+        r -> answers.add("result"),
+        () -> answers.add("timed out"));
   }
 
   private void nothingHeld() {
@@ -42,14 +49,24 @@ class ResultPollsTest {
   @Test
   void aStoreThatCannotBeReadGivesTheSlotAndTheWaiterBack() {
     for (int i = 0; i < 5; i++) { // more than the member's 2 slots: none leaks, so none runs out
-      assertThatThrownBy(() -> await(10_000, () -> {
-        throw new InvalidStateStoreException("restoring");
-      })).isInstanceOf(InvalidStateStoreException.class);
+      assertThatThrownBy(
+              () ->
+                  await(
+                      10_000,
+                      () -> {
+                        throw new InvalidStateStoreException("restoring");
+                      }))
+          .isInstanceOf(InvalidStateStoreException.class);
       nothingHeld();
     }
-    assertThatThrownBy(() -> await(10_000, () -> {
-      throw new HttpError(503, "store not ready");
-    })).isInstanceOf(HttpError.class);
+    assertThatThrownBy(
+            () ->
+                await(
+                    10_000,
+                    () -> {
+                      throw new HttpError(503, "store not ready");
+                    }))
+        .isInstanceOf(HttpError.class);
     nothingHeld();
   }
 
@@ -91,17 +108,26 @@ class ResultPollsTest {
   @Test
   void aMemberBeyondItsSlotsIsRefused429AndHoldsNothingMore() {
     await(60_000, () -> null);
-    polls.await(call, "M1", "M1|o-2", 60_000, () -> null, r -> { }, () -> { });
-    assertThatThrownBy(() -> polls.await(call, "M1", "M1|o-3", 60_000, () -> null, r -> { }, () -> { }))
+    polls.await(call, "M1", "M1|o-2", 60_000, () -> null, r -> {}, () -> {});
+    assertThatThrownBy(
+            () -> polls.await(call, "M1", "M1|o-3", 60_000, () -> null, r -> {}, () -> {}))
         .isInstanceOfSatisfying(HttpError.class, e -> assertThat(e.status).isEqualTo(429));
     assertThat(limits.waiting()).isEqualTo(2);
   }
 
   private static OrderResult sample() {
-    return OrderResult.newBuilder().setOrderId("o-1").setMemberId("M1").setAccountId("A1").setInstrumentId("EQ1")
-        .setSide(io.brokerstream.avro.Side.BUY).setQuantity(1).setStatus(io.brokerstream.avro.OrderStatus.REJECTED)
-        .setClientTs(java.time.Instant.EPOCH).setIngestTs(java.time.Instant.EPOCH)
-        .setProcessedTs(java.time.Instant.EPOCH).build();
+    return OrderResult.newBuilder()
+        .setOrderId("o-1")
+        .setMemberId("M1")
+        .setAccountId("A1")
+        .setInstrumentId("EQ1")
+        .setSide(io.brokerstream.avro.Side.BUY)
+        .setQuantity(1)
+        .setStatus(io.brokerstream.avro.OrderStatus.REJECTED)
+        .setClientTs(java.time.Instant.EPOCH)
+        .setIngestTs(java.time.Instant.EPOCH)
+        .setProcessedTs(java.time.Instant.EPOCH)
+        .build();
   }
 
   /** A call whose client can be made to hang up. */

@@ -22,12 +22,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The edge against raw sockets, as a hostile client would talk to it: half requests, promised bodies that
- * never come, bytes dripped, absurd chunk sizes, too many sockets from one address. Each must cost the client
- * its own connection and nobody else anything. Deadlines are set short here so the tests are quick.
+ * The edge against raw sockets, as a hostile client would talk to it: half requests, promised
+ * bodies that never come, bytes dripped, absurd chunk sizes, too many sockets from one address.
+ * Each must cost the client its own connection and nobody else anything. Deadlines are set short
+ * here so the tests are quick.
  */
 class HttpEdgeTest {
-  private static final EdgeLimits LIMITS = new EdgeLimits(50, 8, 400, 400, 1500, 256, 1024, 16_384, 4);
+  private static final EdgeLimits LIMITS =
+      new EdgeLimits(50, 8, 400, 400, 1500, 256, 1024, 16_384, 4);
 
   private final ExecutorService handlers = Executors.newFixedThreadPool(4);
   private final CountDownLatch hungUp = new CountDownLatch(1);
@@ -43,18 +45,33 @@ class HttpEdgeTest {
     if (edge != null) {
       edge.close();
     }
-    edge = new HttpEdge("127.0.0.1", 0, limits, 2, handlers, call -> {
-      switch (call.rawPath()) {
-        case "/slow" -> {
-          sleep(300);
-          call.respond(200, "text/plain", "slow".getBytes(StandardCharsets.US_ASCII), Map.of());
-        }
-        case "/hold" -> call.onHangUp(hungUp::countDown); // never answered: a long poll whose client leaves
-        case "/boom" -> throw new IllegalStateException("boom");
-        default -> call.respond(200, "text/plain", (call.method() + " " + call.rawTarget() + " " + call.body().length)
-            .getBytes(StandardCharsets.US_ASCII), Map.of("X-Seen", "yes"));
-      }
-    });
+    edge =
+        new HttpEdge(
+            "127.0.0.1",
+            0,
+            limits,
+            2,
+            handlers,
+            call -> {
+              switch (call.rawPath()) {
+                case "/slow" -> {
+                  sleep(300);
+                  call.respond(
+                      200, "text/plain", "slow".getBytes(StandardCharsets.US_ASCII), Map.of());
+                }
+                case "/hold" ->
+                    call.onHangUp(
+                        hungUp::countDown); // never answered: a long poll whose client leaves
+                case "/boom" -> throw new IllegalStateException("boom");
+                default ->
+                    call.respond(
+                        200,
+                        "text/plain",
+                        (call.method() + " " + call.rawTarget() + " " + call.body().length)
+                            .getBytes(StandardCharsets.US_ASCII),
+                        Map.of("X-Seen", "yes"));
+              }
+            });
     address = edge.start();
   }
 
@@ -91,7 +108,11 @@ class HttpEdgeTest {
   void refusesChunkSizesThatDoNotFitAndBodiesThatGrowPastTheLimit() throws IOException {
     for (String size : List.of("FFFFFFFF", "80000000", "FFFFFFFFFFFFFFFFFF", "zz")) {
       try (Socket s = connect("127.0.0.1")) {
-        send(s, "POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n" + size + "\r\nabc\r\n0\r\n\r\n");
+        send(
+            s,
+            "POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + size
+                + "\r\nabc\r\n0\r\n\r\n");
         Response r = read(s);
         assertThat(r.status).as("chunk size %s", size).isIn(400, 413);
         assertThat(r.head).containsIgnoringCase("connection: close");
@@ -99,7 +120,10 @@ class HttpEdgeTest {
       }
     }
     try (Socket s = connect("127.0.0.1")) {
-      send(s, "POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n" + "x".repeat(20_000));
+      send(
+          s,
+          "POST /c HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n"
+              + "x".repeat(20_000));
       Response r = read(s);
       assertThat(r.status).isEqualTo(413);
       assertThat(r.body).contains("16384");
@@ -107,14 +131,25 @@ class HttpEdgeTest {
   }
 
   @Test
-  void eachRouteIsHeldToItsOwnBodyLimitAsSoonAsItIsPassed() throws IOException, InterruptedException {
+  void eachRouteIsHeldToItsOwnBodyLimitAsSoonAsItIsPassed()
+      throws IOException, InterruptedException {
     edge.close();
-    edge = new HttpEdge("127.0.0.1", 0, LIMITS, (method, path) -> path.equals("/small") ? 100 : 16_384, 2, handlers,
-        call -> call.respond(200, "text/plain", new byte[0], Map.of()));
+    edge =
+        new HttpEdge(
+            "127.0.0.1",
+            0,
+            LIMITS,
+            (method, path) -> path.equals("/small") ? 100 : 16_384,
+            2,
+            handlers,
+            call -> call.respond(200, "text/plain", new byte[0], Map.of()));
     address = edge.start();
     try (Socket s = connect("127.0.0.1")) {
       // a chunk that claims 2 GB: refused once 100 bytes are past, not when 2 GB would have come
-      send(s, "POST /small HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n" + "x".repeat(300));
+      send(
+          s,
+          "POST /small HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n7fffffff\r\n"
+              + "x".repeat(300));
       Response r = read(s);
       assertThat(r.status).isEqualTo(413);
       assertThat(r.body).contains("larger than 100 bytes");
@@ -132,7 +167,8 @@ class HttpEdgeTest {
 
   @Test
   void aRequestLineOrHeadersThatNeverFinishAre408AndClosed() throws IOException {
-    try (Socket half = connect("127.0.0.1"); Socket noBody = connect("127.0.0.1")) {
+    try (Socket half = connect("127.0.0.1");
+        Socket noBody = connect("127.0.0.1")) {
       send(half, "GET /orders/1 HT");
       send(noBody, "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly part");
       // meanwhile another client is served at once
@@ -285,10 +321,15 @@ class HttpEdgeTest {
     try {
       for (int i = 0; i < 200; i++) {
         Socket s = connect("127.0.0.7");
-        send(s, i % 2 == 0 ? "GET /never-fin" : "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n");
+        send(
+            s,
+            i % 2 == 0
+                ? "GET /never-fin"
+                : "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n");
         slow.add(s);
       }
-      // Far fewer handler threads (4) than slow clients (200): every normal request is still answered.
+      // Far fewer handler threads (4) than slow clients (200): every normal request is still
+      // answered.
       for (int i = 0; i < 50; i++) {
         try (Socket s = connect("127.0.0.1")) {
           s.setSoTimeout(2_000);
@@ -303,7 +344,8 @@ class HttpEdgeTest {
     }
   }
 
-  // --- a raw client ----------------------------------------------------------------------------------
+  // --- a raw client
+  // ----------------------------------------------------------------------------------
   private record Response(int status, String head, String body) {}
 
   private Socket connect(String from) throws IOException {
@@ -355,7 +397,8 @@ class HttpEdgeTest {
     }
   }
 
-  private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+  private static void waitFor(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);

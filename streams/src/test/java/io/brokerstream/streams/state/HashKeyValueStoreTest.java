@@ -46,7 +46,8 @@ class HashKeyValueStoreTest {
     for (String k : List.of("A2|X", "A1|Z", "A1|Y", "A10|Q", "B|1")) {
       store.put(key(k), new byte[] {1});
     }
-    assertThat(keys(store.prefixScan("A1|", new StringSerializer()))).containsExactly("A1|Y", "A1|Z");
+    assertThat(keys(store.prefixScan("A1|", new StringSerializer())))
+        .containsExactly("A1|Y", "A1|Z");
     // bytewise: '0' (0x30) sorts before '|' (0x7c)
     assertThat(keys(store.all())).containsExactly("A10|Q", "A1|Y", "A1|Z", "A2|X", "B|1");
     assertThat(keys(store.range(key("A1|Z"), key("A2|X")))).containsExactly("A1|Z", "A2|X");

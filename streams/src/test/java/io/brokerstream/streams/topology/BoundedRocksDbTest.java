@@ -18,8 +18,10 @@ class BoundedRocksDbTest {
 
   @Test
   void indexesAndFiltersArePartitionedPinnedAndCachedAtHighPriority() {
-    try (Options options = new Options(); BloomFilter filter = new BloomFilter()) {
-      // as Kafka Streams' RocksDBStore hands the options over: its own table config with a Bloom filter
+    try (Options options = new Options();
+        BloomFilter filter = new BloomFilter()) {
+      // as Kafka Streams' RocksDBStore hands the options over: its own table config with a Bloom
+      // filter
       BlockBasedTableConfig streams = new BlockBasedTableConfig();
       streams.setFilterPolicy(filter);
       options.setTableFormatConfig(streams);

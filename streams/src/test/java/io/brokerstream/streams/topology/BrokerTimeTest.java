@@ -12,12 +12,17 @@ import java.time.LocalDate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Expiry and time to maturity come from when the broker received the order, never the client's clock. */
+/**
+ * Expiry and time to maturity come from when the broker received the order, never the client's
+ * clock.
+ */
 class BrokerTimeTest {
   private static final LocalDate EXPIRED = LocalDate.parse("2026-10-16");
-  private final FlowFixture flow = new FlowFixture().standard()
-      .option("OLD", "EQ1", "CALL", "EUROPEAN", "95", EXPIRED)
-      .option("C", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.parse("2027-11-20"));
+  private final FlowFixture flow =
+      new FlowFixture()
+          .standard()
+          .option("OLD", "EQ1", "CALL", "EUROPEAN", "95", EXPIRED)
+          .option("C", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.parse("2027-11-20"));
 
   @AfterEach
   void close() {
@@ -50,8 +55,13 @@ class BrokerTimeTest {
   @Test
   void theBrokersClockDoes() {
     long now = Micros.of(flow.send("M1", flow.order("A1", "C", Side.BUY, 1, null)).getFillPrice());
-    long later = Micros.of(flow.sendAt("M1", flow.order("A1", "C", Side.BUY, 1, null),
-        FlowFixture.NOW.plusSeconds(180L * 86400)).getFillPrice());
+    long later =
+        Micros.of(
+            flow.sendAt(
+                    "M1",
+                    flow.order("A1", "C", Side.BUY, 1, null),
+                    FlowFixture.NOW.plusSeconds(180L * 86400))
+                .getFillPrice());
     assertThat(later).isLessThan(now); // less time value left
   }
 }

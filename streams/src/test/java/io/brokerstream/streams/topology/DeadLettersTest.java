@@ -11,7 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Nothing is lost: unreadable and unprocessable orders become dead letters, and the counts reconcile.
+ * Nothing is lost: unreadable and unprocessable orders become dead letters, and the counts
+ * reconcile.
  *
  * <p>At-least-once here: under exactly-once the TopologyTestDriver drops what a deserialization
  * handler sends while it enqueues a record. The integration tests check dead letters under
@@ -35,7 +36,8 @@ class DeadLettersTest {
     assertThat(letter.getSourceTopic()).isEqualTo("orders");
     assertThat(letter.getSourceOffset()).isZero();
     assertThat(letter.getRecordValue()).isEqualTo(ByteBuffer.wrap(garbage));
-    assertThat(letter.getRecordKey()).isEqualTo(ByteBuffer.wrap("M1".getBytes(StandardCharsets.UTF_8)));
+    assertThat(letter.getRecordKey())
+        .isEqualTo(ByteBuffer.wrap("M1".getBytes(StandardCharsets.UTF_8)));
     assertThat(letter.getErrorClass()).endsWith("SerializationException");
     assertThat(letter.getMessage()).contains("magic byte");
     assertThat(letter.getApplication()).isEqualTo("brokerstream-orders");
@@ -53,7 +55,9 @@ class DeadLettersTest {
   void producedEqualsAcceptedPlusRejectedPlusDeadLettered() {
     int produced = 0;
     for (int i = 0; i < 20; i++) {
-      flow.orders.pipeInput("M1", flow.order(i % 3 == 0 ? "NOPE" : "A1", "EQ1", io.brokerstream.avro.Side.BUY, 1, null));
+      flow.orders.pipeInput(
+          "M1",
+          flow.order(i % 3 == 0 ? "NOPE" : "A1", "EQ1", io.brokerstream.avro.Side.BUY, 1, null));
       produced++;
       if (i % 5 == 0) {
         flow.rawOrders.pipeInput("M1", new byte[] {0, 0, 0, 0, 99, 1});

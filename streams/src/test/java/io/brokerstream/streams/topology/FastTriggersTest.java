@@ -19,15 +19,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The book sends each trigger twice, in its transaction and at once outside it: the member task decides
- * the order on whichever copy comes first and drops the other, so an order fills once either way.
+ * The book sends each trigger twice, in its transaction and at once outside it: the member task
+ * decides the order on whichever copy comes first and drops the other, so an order fills once
+ * either way.
  */
 class FastTriggersTest {
   private record Sent(String member, OrderTrigger trigger, long timestamp) {}
 
   private final List<Sent> sent = new ArrayList<>();
   private final FlowFixture flow =
-      new FlowFixture(Map.of(), (member, trigger, ts) -> sent.add(new Sent(member, trigger, ts))).standard();
+      new FlowFixture(Map.of(), (member, trigger, ts) -> sent.add(new Sent(member, trigger, ts)))
+          .standard();
   private long sequence = 1;
 
   @AfterEach
@@ -44,7 +46,8 @@ class FastTriggersTest {
   }
 
   private void tick(String price) {
-    flow.ticks.pipeInput("EQ1", FlowFixture.tick("EQ1", price, ++sequence), FlowFixture.NOW.plusMillis(sequence));
+    flow.ticks.pipeInput(
+        "EQ1", FlowFixture.tick("EQ1", price, ++sequence), FlowFixture.NOW.plusMillis(sequence));
   }
 
   private long reserved() {
@@ -63,37 +66,47 @@ class FastTriggersTest {
     gtcBuy(1, "80");
     tick("94");
     List<OrderTrigger> transactional = flow.triggers.readValuesToList();
-    assertThat(transactional).extracting(OrderTrigger::getOrderId)
+    assertThat(transactional)
+        .extracting(OrderTrigger::getOrderId)
         .containsExactly(second.getOrderId(), first.getOrderId());
     assertThat(sent).extracting(Sent::trigger).containsExactlyElementsOf(transactional);
     assertThat(sent).extracting(Sent::member).containsOnly("M1");
-    assertThat(sent).extracting(Sent::timestamp).containsOnly(FlowFixture.NOW.plusMillis(sequence).toEpochMilli());
+    assertThat(sent)
+        .extracting(Sent::timestamp)
+        .containsOnly(FlowFixture.NOW.plusMillis(sequence).toEpochMilli());
   }
 
   @Test
   void theFastCopyArrivingFirstDecidesTheOrderAndTheTransactionalOneIsDropped() {
     Order buy = gtcBuy(10, "95");
     flow.events.readValuesToList();
-    OrderTrigger trigger = OrderTrigger.newBuilder().setOrderId(buy.getOrderId()).setInstrumentId("EQ1")
-        .setPrice(FlowFixture.money("94.5")).setTickSequence(7).setTriggeredTs(FlowFixture.NOW.plusSeconds(1))
-        .setPlacedTs(FlowFixture.NOW.plusMillis(2)).build();
+    OrderTrigger trigger =
+        OrderTrigger.newBuilder()
+            .setOrderId(buy.getOrderId())
+            .setInstrumentId("EQ1")
+            .setPrice(FlowFixture.money("94.5"))
+            .setTickSequence(7)
+            .setTriggeredTs(FlowFixture.NOW.plusSeconds(1))
+            .setPlacedTs(FlowFixture.NOW.plusMillis(2))
+            .build();
     flow.fastTriggersIn.pipeInput("M1", trigger);
     OrderResult fill = flow.results.readValue();
     assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("94.5"));
     assertThat(events()).containsExactly(OrderEventType.TRIGGERED);
 
-    flow.triggersIn.pipeInput("M1", trigger);   // the book's commit makes its copy visible later
+    flow.triggersIn.pipeInput("M1", trigger); // the book's commit makes its copy visible later
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.events.isEmpty()).isTrue();
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(10, FlowFixture.micros("94.5"), 0, 1));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(new PositionState(10, FlowFixture.micros("94.5"), 0, 1));
     assertThat(reserved()).isZero();
   }
 
   @Test
   void theFastCopyArrivingSecondOrAgainAfterABookReplayChangesNothing() {
     Order buy = gtcBuy(10, "95");
-    tick("95");   // the transactional copy, looped back by the driver, fills it
+    tick("95"); // the transactional copy, looped back by the driver, fills it
     assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     flow.events.readValuesToList();
     assertThat(sent).hasSize(1);
@@ -102,19 +115,35 @@ class FastTriggersTest {
     }
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.events.isEmpty()).isTrue();
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(10, FlowFixture.micros("95"), 0, 1));
-    assertThat(flow.driver.getKeyValueStore(StoreNames.OPEN_ORDERS).get(Topics.resultKey("M1", buy.getOrderId())))
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(new PositionState(10, FlowFixture.micros("95"), 0, 1));
+    assertThat(
+            flow.driver
+                .getKeyValueStore(StoreNames.OPEN_ORDERS)
+                .get(Topics.resultKey("M1", buy.getOrderId())))
         .isNull();
   }
 
   @Test
   void aFastCopyOfATriggerForAnOrderCancelledMeanwhileBooksNothing() {
     Order buy = gtcBuy(10, "95");
-    flow.commands.pipeInput("M1", io.brokerstream.avro.OrderCommand.newBuilder().setOrderId(buy.getOrderId())
-        .setAction(io.brokerstream.avro.OrderAction.CANCEL).setClientTs(FlowFixture.NOW).build());
+    flow.commands.pipeInput(
+        "M1",
+        io.brokerstream.avro.OrderCommand.newBuilder()
+            .setOrderId(buy.getOrderId())
+            .setAction(io.brokerstream.avro.OrderAction.CANCEL)
+            .setClientTs(FlowFixture.NOW)
+            .build());
     assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.CANCELLED);
-    flow.fastTriggersIn.pipeInput("M1", OrderTrigger.newBuilder().setOrderId(buy.getOrderId()).setInstrumentId("EQ1")
-        .setPrice(FlowFixture.money("94")).setTickSequence(9).setTriggeredTs(FlowFixture.NOW).build());
+    flow.fastTriggersIn.pipeInput(
+        "M1",
+        OrderTrigger.newBuilder()
+            .setOrderId(buy.getOrderId())
+            .setInstrumentId("EQ1")
+            .setPrice(FlowFixture.money("94"))
+            .setTickSequence(9)
+            .setTriggeredTs(FlowFixture.NOW)
+            .build());
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.position("A1", "EQ1")).isNull();
     assertThat(reserved()).isZero();

@@ -8,21 +8,21 @@ import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEvent;
-import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.avro.Side;
 import io.brokerstream.money.Micros;
+import io.brokerstream.rules.PositionState;
+import io.brokerstream.rules.RiskState;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.InMemorySchemaRegistry;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.StreamsProperties;
 import io.brokerstream.streams.Topics;
-import io.brokerstream.rules.PositionState;
-import io.brokerstream.rules.RiskState;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,7 +79,10 @@ final class FlowFixture implements AutoCloseable {
     this(settingOverrides, FastTriggers.NONE);
   }
 
-  /** With the book's fast copies of its triggers sent to `fast` (the test pipes them in when it likes). */
+  /**
+   * With the book's fast copies of its triggers sent to `fast` (the test pipes them in when it
+   * likes).
+   */
   FlowFixture(Map<String, String> settingOverrides, FastTriggers fast) {
     try {
       stateDir = Files.createTempDirectory("flow-test");
@@ -93,39 +96,71 @@ final class FlowFixture implements AutoCloseable {
     serdes = new AppSerdes(registry, true);
     Properties props = StreamsProperties.of(settings, serdes.deadLetters());
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    driver = new TopologyTestDriver(OrderTopology.build(settings, serdes, props, (id, r) -> notified.add(r),
-        new ReferenceCache(), fast, localResults), props,
-        NOW);
+    driver =
+        new TopologyTestDriver(
+            OrderTopology.build(
+                settings,
+                serdes,
+                props,
+                (id, r) -> notified.add(r),
+                new ReferenceCache(),
+                fast,
+                localResults),
+            props,
+            NOW);
     StringSerializer keys = new StringSerializer();
     members = driver.createInputTopic(Topics.REF_MEMBERS, keys, serdes.member().serializer());
     accounts = driver.createInputTopic(Topics.REF_ACCOUNTS, keys, serdes.account().serializer());
-    instruments = driver.createInputTopic(Topics.REF_INSTRUMENTS, keys, serdes.instrument().serializer());
-    starts = driver.createInputTopic(Topics.REF_EQUITY_STARTS, keys, serdes.equityStart().serializer());
+    instruments =
+        driver.createInputTopic(Topics.REF_INSTRUMENTS, keys, serdes.instrument().serializer());
+    starts =
+        driver.createInputTopic(Topics.REF_EQUITY_STARTS, keys, serdes.equityStart().serializer());
     latestPrices = driver.createInputTopic(Topics.PRICES_LATEST, keys, serdes.tick().serializer());
     ticks = driver.createInputTopic(Topics.PRICE_TICKS, keys, serdes.tick().serializer());
     orders = driver.createInputTopic(Topics.ORDERS, keys, serdes.order().serializer());
     rawOrders = driver.createInputTopic(Topics.ORDERS, keys, new ByteArraySerializer());
     StringDeserializer keyOut = new StringDeserializer();
-    results = driver.createOutputTopic(Topics.ORDER_RESULTS, keyOut, serdes.result().deserializer());
-    positions = driver.createOutputTopic(Topics.POSITIONS, keyOut, serdes.position().deserializer());
-    realized = driver.createOutputTopic(Topics.REALIZED_PNL, keyOut, serdes.realized().deserializer());
-    pricesOut = driver.createOutputTopic(Topics.PRICES_LATEST, keyOut, serdes.tick().deserializer());
+    results =
+        driver.createOutputTopic(Topics.ORDER_RESULTS, keyOut, serdes.result().deserializer());
+    positions =
+        driver.createOutputTopic(Topics.POSITIONS, keyOut, serdes.position().deserializer());
+    realized =
+        driver.createOutputTopic(Topics.REALIZED_PNL, keyOut, serdes.realized().deserializer());
+    pricesOut =
+        driver.createOutputTopic(Topics.PRICES_LATEST, keyOut, serdes.tick().deserializer());
     AvroCodec<DeadLetter> dlq = serdes.deadLetters();
-    deadLetters = driver.createOutputTopic(Topics.DEAD_LETTERS, keyOut,
-        (topic, bytes) -> dlq.decode(bytes));
-    deadTicks = driver.createOutputTopic(Topics.DEAD_TICKS, keyOut, (topic, bytes) -> dlq.decode(bytes));
-    commands = driver.createInputTopic(Topics.ORDER_COMMANDS, keys, serdes.of(OrderCommand.class).serializer());
-    triggersIn = driver.createInputTopic(Topics.ORDER_TRIGGERS, keys, serdes.of(OrderTrigger.class).serializer());
-    fastTriggersIn = driver.createInputTopic(Topics.ORDER_TRIGGERS_FAST, keys,
-        serdes.of(OrderTrigger.class).serializer());
-    events = driver.createOutputTopic(Topics.ORDER_EVENTS, keyOut, serdes.of(OrderEvent.class).deserializer());
-    triggers = driver.createOutputTopic(Topics.ORDER_TRIGGERS, keyOut, serdes.of(OrderTrigger.class).deserializer());
+    deadLetters =
+        driver.createOutputTopic(Topics.DEAD_LETTERS, keyOut, (topic, bytes) -> dlq.decode(bytes));
+    deadTicks =
+        driver.createOutputTopic(Topics.DEAD_TICKS, keyOut, (topic, bytes) -> dlq.decode(bytes));
+    commands =
+        driver.createInputTopic(
+            Topics.ORDER_COMMANDS, keys, serdes.of(OrderCommand.class).serializer());
+    triggersIn =
+        driver.createInputTopic(
+            Topics.ORDER_TRIGGERS, keys, serdes.of(OrderTrigger.class).serializer());
+    fastTriggersIn =
+        driver.createInputTopic(
+            Topics.ORDER_TRIGGERS_FAST, keys, serdes.of(OrderTrigger.class).serializer());
+    events =
+        driver.createOutputTopic(
+            Topics.ORDER_EVENTS, keyOut, serdes.of(OrderEvent.class).deserializer());
+    triggers =
+        driver.createOutputTopic(
+            Topics.ORDER_TRIGGERS, keyOut, serdes.of(OrderTrigger.class).deserializer());
   }
 
-  // --- reference data -----------------------------------------------------------------------------
+  // --- reference data
+  // -----------------------------------------------------------------------------
   FlowFixture member(String id, String status, String creditLimit) {
-    members.pipeInput(id, Member.newBuilder().setMemberId(id).setName(id).setStatus(status)
-        .setCreditLimit(money(creditLimit)).build());
+    members.pipeInput(
+        id,
+        Member.newBuilder()
+            .setMemberId(id)
+            .setName(id)
+            .setStatus(status)
+            .setCreditLimit(money(creditLimit))
+            .build());
     return this;
   }
 
@@ -135,8 +170,15 @@ final class FlowFixture implements AutoCloseable {
   }
 
   FlowFixture account(String id, String member, String status, String cash, boolean shortAllowed) {
-    accounts.pipeInput(id, Account.newBuilder().setAccountId(id).setMemberId(member).setStatus(status)
-        .setCashBalance(money(cash)).setShortAllowed(shortAllowed).build());
+    accounts.pipeInput(
+        id,
+        Account.newBuilder()
+            .setAccountId(id)
+            .setMemberId(member)
+            .setStatus(status)
+            .setCashBalance(money(cash))
+            .setShortAllowed(shortAllowed)
+            .build());
     return this;
   }
 
@@ -146,22 +188,52 @@ final class FlowFixture implements AutoCloseable {
   }
 
   FlowFixture equity(String id, String status) {
-    instruments.pipeInput(id, Instrument.newBuilder().setInstrumentId(id).setSymbol(id).setCurrency("USD")
-        .setExchange("XNYS").setName(id).setInstrumentType("EQUITY").setStatus(status).setMultiplier(1).build());
+    instruments.pipeInput(
+        id,
+        Instrument.newBuilder()
+            .setInstrumentId(id)
+            .setSymbol(id)
+            .setCurrency("USD")
+            .setExchange("XNYS")
+            .setName(id)
+            .setInstrumentType("EQUITY")
+            .setStatus(status)
+            .setMultiplier(1)
+            .build());
     return this;
   }
 
-  FlowFixture option(String id, String underlying, String type, String style, String strike, LocalDate maturity) {
-    instruments.pipeInput(id, Instrument.newBuilder().setInstrumentId(id).setSymbol(id).setCurrency("USD")
-        .setExchange("XCBO").setName(id).setInstrumentType("OPTION").setStatus("ACTIVE").setUnderlyingId(underlying)
-        .setUnderlyingSymbol(underlying).setMaturity(maturity).setOptionType(type).setStrike(money(strike))
-        .setMultiplier(100).setExerciseStyle(style).build());
+  FlowFixture option(
+      String id, String underlying, String type, String style, String strike, LocalDate maturity) {
+    instruments.pipeInput(
+        id,
+        Instrument.newBuilder()
+            .setInstrumentId(id)
+            .setSymbol(id)
+            .setCurrency("USD")
+            .setExchange("XCBO")
+            .setName(id)
+            .setInstrumentType("OPTION")
+            .setStatus("ACTIVE")
+            .setUnderlyingId(underlying)
+            .setUnderlyingSymbol(underlying)
+            .setMaturity(maturity)
+            .setOptionType(type)
+            .setStrike(money(strike))
+            .setMultiplier(100)
+            .setExerciseStyle(style)
+            .build());
     return this;
   }
 
   FlowFixture volatility(String equity, double sigma) {
-    starts.pipeInput(equity, EquityStart.newBuilder().setInstrumentId(equity).setStartPrice(money("100"))
-        .setVolatility(sigma).build());
+    starts.pipeInput(
+        equity,
+        EquityStart.newBuilder()
+            .setInstrumentId(equity)
+            .setStartPrice(money("100"))
+            .setVolatility(sigma)
+            .build());
     return this;
   }
 
@@ -171,23 +243,39 @@ final class FlowFixture implements AutoCloseable {
   }
 
   static PriceTick tick(String equity, String price, long sequence) {
-    return PriceTick.newBuilder().setInstrumentId(equity).setPrice(money(price)).setEventTs(NOW).setSequence(sequence)
+    return PriceTick.newBuilder()
+        .setInstrumentId(equity)
+        .setPrice(money(price))
+        .setEventTs(NOW)
+        .setSequence(sequence)
         .build();
   }
 
   /** The usual cast: member M1 with accounts A1 (may short) and A2 (may not), equity EQ1 at 100. */
   FlowFixture standard() {
-    member("M1", "ACTIVE", "1000000").account("A1", "M1", "ACTIVE", "500000", true)
-        .account("A2", "M1", "ACTIVE", "250000", false).equity("EQ1", "ACTIVE").volatility("EQ1", 0.2)
+    member("M1", "ACTIVE", "1000000")
+        .account("A1", "M1", "ACTIVE", "500000", true)
+        .account("A2", "M1", "ACTIVE", "250000", false)
+        .equity("EQ1", "ACTIVE")
+        .volatility("EQ1", 0.2)
         .price("EQ1", "100");
     return this;
   }
 
-  // --- orders -------------------------------------------------------------------------------------
+  // --- orders
+  // -------------------------------------------------------------------------------------
   Order order(String account, String instrument, Side side, long quantity, String limit) {
-    return Order.newBuilder().setOrderId("o" + (++orderNo)).setAccountId(account).setInstrumentId(instrument)
-        .setSide(side).setQuantity(quantity).setLimitPrice(limit == null ? null : money(limit)).setShortSale(false)
-        .setClientTs(NOW).setTraceId(null).build();
+    return Order.newBuilder()
+        .setOrderId("o" + (++orderNo))
+        .setAccountId(account)
+        .setInstrumentId(instrument)
+        .setSide(side)
+        .setQuantity(quantity)
+        .setLimitPrice(limit == null ? null : money(limit))
+        .setShortSale(false)
+        .setClientTs(NOW)
+        .setTraceId(null)
+        .build();
   }
 
   OrderResult send(String member, Order order) {
@@ -213,7 +301,9 @@ final class FlowFixture implements AutoCloseable {
   }
 
   PositionState position(String account, String instrument) {
-    return driver.<String, PositionState>getKeyValueStore(StoreNames.POSITIONS).get(Topics.positionKey(account, instrument));
+    return driver
+        .<String, PositionState>getKeyValueStore(StoreNames.POSITIONS)
+        .get(Topics.positionKey(account, instrument));
   }
 
   RiskState risk(String member) {

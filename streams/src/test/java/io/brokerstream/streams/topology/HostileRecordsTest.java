@@ -20,10 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Records written around the gateway, straight to the flow's input topics, by someone who means harm: each
- * is dead-lettered with its cause (bounded, whatever its size), changes nothing, and the member tasks go on
- * deciding everyone else's orders. At-least-once here for the reason DeadLettersTest gives; the real-stack
- * tests run the same records under exactly-once.
+ * Records written around the gateway, straight to the flow's input topics, by someone who means
+ * harm: each is dead-lettered with its cause (bounded, whatever its size), changes nothing, and the
+ * member tasks go on deciding everyone else's orders. At-least-once here for the reason
+ * DeadLettersTest gives; the real-stack tests run the same records under exactly-once.
  */
 class HostileRecordsTest {
   private static final String HUGE = "A".repeat(380_000);
@@ -38,7 +38,10 @@ class HostileRecordsTest {
   }
 
   private OrderCommand cancel(String orderId) {
-    return OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.CANCEL).setClientTs(FlowFixture.NOW)
+    return OrderCommand.newBuilder()
+        .setOrderId(orderId)
+        .setAction(OrderAction.CANCEL)
+        .setClientTs(FlowFixture.NOW)
         .build();
   }
 
@@ -60,7 +63,8 @@ class HostileRecordsTest {
     DeadLetter letter = onlyLetter();
     assertThat(letter.getSourceTopic()).isEqualTo(Topics.ORDER_COMMANDS);
     assertThat(letter.getErrorClass()).endsWith("UndecidableRecord");
-    assertThat(letter.getMessage()).contains("order_id must be 1 to 64 characters, got 380000")
+    assertThat(letter.getMessage())
+        .contains("order_id must be 1 to 64 characters, got 380000")
         .contains("kept]");
     assertThat(letter.getRecordValue().remaining()).isEqualTo(BoundedLetters.MAX_VALUE_BYTES);
     assertThat(flow.events.isEmpty()).isTrue();
@@ -72,7 +76,8 @@ class HostileRecordsTest {
     for (String key : new String[] {null, "", "M1|A1", "M 1", "\uff2d1", HUGE}) {
       flow.orders.pipeInput(key, flow.order("A1", "EQ1", Side.BUY, 1, null));
       DeadLetter letter = onlyLetter();
-      assertThat(letter.getMessage()).as("key %s", key == null ? "null" : key.length() > 10 ? "huge" : key)
+      assertThat(letter.getMessage())
+          .as("key %s", key == null ? "null" : key.length() > 10 ? "huge" : key)
           .contains("key must be the member id");
       assertThat(letter.getRecordKey() == null ? 0 : letter.getRecordKey().remaining())
           .isLessThanOrEqualTo(BoundedLetters.MAX_KEY_BYTES);
@@ -84,12 +89,20 @@ class HostileRecordsTest {
 
   @Test
   void ordersCarryingIdsThatBreakTheRuleAreDeadLettered() {
-    String[][] bad = {{"o|1", "A1", "EQ1"}, {"o-1", "A1\u0000", "EQ1"}, {"o-2", "A1", HUGE}, {HUGE, "A1", "EQ1"}};
+    String[][] bad = {
+      {"o|1", "A1", "EQ1"}, {"o-1", "A1\u0000", "EQ1"}, {"o-2", "A1", HUGE}, {HUGE, "A1", "EQ1"}
+    };
     for (String[] ids : bad) {
-      flow.orders.pipeInput("M1", Order.newBuilder(flow.order(ids[1], ids[2], Side.BUY, 1, null)).setOrderId(ids[0]).build());
+      flow.orders.pipeInput(
+          "M1",
+          Order.newBuilder(flow.order(ids[1], ids[2], Side.BUY, 1, null))
+              .setOrderId(ids[0])
+              .build());
       assertThat(onlyLetter().getErrorClass()).endsWith("UndecidableRecord");
     }
-    flow.orders.pipeInput("M1", Order.newBuilder(flow.order("A1", "EQ1", Side.BUY, 1, null)).setTraceId(HUGE).build());
+    flow.orders.pipeInput(
+        "M1",
+        Order.newBuilder(flow.order("A1", "EQ1", Side.BUY, 1, null)).setTraceId(HUGE).build());
     assertThat(onlyLetter().getMessage()).contains("trace_id");
     assertThat(flow.results.isEmpty()).isTrue();
     stillDeciding();
@@ -97,11 +110,19 @@ class HostileRecordsTest {
 
   @Test
   void forgedTriggersThatBreakTheRuleAreDeadLettered() {
-    OrderTrigger zero = OrderTrigger.newBuilder().setOrderId("o-1").setInstrumentId("EQ1")
-        .setPrice(FlowFixture.money("0")).setTickSequence(1).setTriggeredTs(FlowFixture.NOW).build();
+    OrderTrigger zero =
+        OrderTrigger.newBuilder()
+            .setOrderId("o-1")
+            .setInstrumentId("EQ1")
+            .setPrice(FlowFixture.money("0"))
+            .setTickSequence(1)
+            .setTriggeredTs(FlowFixture.NOW)
+            .build();
     flow.fastTriggersIn.pipeInput("M1", zero);
     assertThat(onlyLetter().getMessage()).contains("price must be above 0");
-    flow.triggersIn.pipeInput("M1", OrderTrigger.newBuilder(zero).setOrderId(HUGE).setPrice(FlowFixture.money("1")).build());
+    flow.triggersIn.pipeInput(
+        "M1",
+        OrderTrigger.newBuilder(zero).setOrderId(HUGE).setPrice(FlowFixture.money("1")).build());
     assertThat(onlyLetter().getMessage()).contains("order_id");
     stillDeciding();
   }
@@ -128,7 +149,8 @@ class HostileRecordsTest {
     assertThat(stale.getMessage()).contains("before that of its last accepted tick");
     assertThat(flow.deadTicks.isEmpty()).isTrue();
     // prices.latest is folded per commit: whatever it emitted, 99 is never among it
-    assertThat(flow.pricesOut.readValuesToList()).extracting(p -> p.getPrice().toPlainString())
+    assertThat(flow.pricesOut.readValuesToList())
+        .extracting(p -> p.getPrice().toPlainString())
         .doesNotContain("99.000000");
   }
 
@@ -140,16 +162,21 @@ class HostileRecordsTest {
   }
 
   private static PriceTick tickAt(String price, Instant eventTs, long sequence) {
-    return PriceTick.newBuilder(FlowFixture.tick("EQ1", price, sequence)).setEventTs(eventTs).build();
+    return PriceTick.newBuilder(FlowFixture.tick("EQ1", price, sequence))
+        .setEventTs(eventTs)
+        .build();
   }
 
   @Test
   void aReferenceRecordWithAnIdThatBreaksTheRuleIsSkipped() {
-    flow.member("M|2", "ACTIVE", "1000").account("A|9", "M1", "ACTIVE", "1000", true)
+    flow.member("M|2", "ACTIVE", "1000")
+        .account("A|9", "M1", "ACTIVE", "1000", true)
         .account("A9", "M|2", "ACTIVE", "1000", true);
-    // A9 was skipped for its member id: it is unknown, not an account of "M|2" (whose index key would break)
+    // A9 was skipped for its member id: it is unknown, not an account of "M|2" (whose index key
+    // would break)
     assertThat(flow.buy("A9", "EQ1", 1).getReasonDetail()).contains("no account A9");
-    assertThat(flow.send("M1", "A9", "EQ1", Side.BUY, 1).getReason().name()).isEqualTo("UNKNOWN_ACCOUNT");
+    assertThat(flow.send("M1", "A9", "EQ1", Side.BUY, 1).getReason().name())
+        .isEqualTo("UNKNOWN_ACCOUNT");
   }
 
   @Test
@@ -160,7 +187,8 @@ class HostileRecordsTest {
     assertThat(fromNewMember.getReason().name()).isEqualTo("MEMBER_MISMATCH");
     // and not by a delete and an insert either
     flow.deleteAccount("A1").account("A1", "M2", "ACTIVE", "500000", true);
-    assertThat(flow.send("M2", "A1", "EQ1", Side.BUY, 1).getReason().name()).isIn("MEMBER_MISMATCH", "UNKNOWN_ACCOUNT");
+    assertThat(flow.send("M2", "A1", "EQ1", Side.BUY, 1).getReason().name())
+        .isIn("MEMBER_MISMATCH", "UNKNOWN_ACCOUNT");
     flow.account("A1", "M1", "ACTIVE", "500000", true);
     assertThat(flow.buy("A1", "EQ1", 1).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(3);
@@ -168,8 +196,12 @@ class HostileRecordsTest {
 
   @Test
   void idsAtTheirLongestStillMakeSmallRecords() {
-    flow.orders.pipeInput("M1", Order.newBuilder(flow.order("NOPE", "EQ1", Side.BUY, 1, null)).setOrderId("a".repeat(64))
-        .setTraceId("t".repeat(128)).build());
+    flow.orders.pipeInput(
+        "M1",
+        Order.newBuilder(flow.order("NOPE", "EQ1", Side.BUY, 1, null))
+            .setOrderId("a".repeat(64))
+            .setTraceId("t".repeat(128))
+            .build());
     OrderResult r = flow.results.readValue();
     assertThat(r.getReasonDetail().length()).isLessThan(200);
     assertThat(r.getOrderId()).hasSize(64);

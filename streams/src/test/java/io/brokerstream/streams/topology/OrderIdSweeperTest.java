@@ -17,8 +17,12 @@ class OrderIdSweeperTest {
 
   @BeforeEach
   void store() {
-    ids = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("order-ids"), Serdes.String(), Serdes.Long())
-        .withLoggingDisabled().withCachingDisabled().build();
+    ids =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("order-ids"), Serdes.String(), Serdes.Long())
+            .withLoggingDisabled()
+            .withCachingDisabled()
+            .build();
     MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
     ids.init(context.getStateStoreContext(), ids);
   }
@@ -65,7 +69,8 @@ class OrderIdSweeperTest {
     // due: the first 50 have expired, the rest not yet
     assertThat(sweeper.sweep(T0 + 24 * HOUR + 1)).isEqualTo(500);
     assertThat(count()).isEqualTo(450);
-    // the rest could expire 2 s later, but passes are at least a twenty-fourth of the retention apart
+    // the rest could expire 2 s later, but passes are at least a twenty-fourth of the retention
+    // apart
     assertThat(sweeper.nextPassAt()).isEqualTo(T0 + 25 * HOUR + 1);
     assertThat(sweeper.sweep(T0 + 25 * HOUR)).isZero();
     sweeper.sweep(T0 + 25 * HOUR + 1);
@@ -84,15 +89,17 @@ class OrderIdSweeperTest {
       for (int s = 0; s < 60; s++) {
         long t = now + s * 1000L;
         sweeper.sweep(t);
-        written.forEach((k, ts) -> {
-          if (ts >= t - HOUR) {
-            assertThat(ids.get(k)).as("%s written at %d, swept at %d", k, ts, t).isEqualTo(ts);
-          }
-        });
+        written.forEach(
+            (k, ts) -> {
+              if (ts >= t - HOUR) {
+                assertThat(ids.get(k)).as("%s written at %d, swept at %d", k, ts, t).isEqualTo(ts);
+              }
+            });
       }
     }
     assertThat(count()).isLessThan(200);
-    // and at most a twenty-fourth of it longer: nothing older than the retention plus the slack is left
+    // and at most a twenty-fourth of it longer: nothing older than the retention plus the slack is
+    // left
     long end = T0 + 199 * 60_000L;
     for (long t = end; t <= end + HOUR + HOUR / 24 + 60_000; t += 1000) {
       sweeper.sweep(t);
@@ -126,7 +133,9 @@ class OrderIdSweeperTest {
 
   @Test
   void refusesNonsense() {
-    assertThatThrownBy(() -> new OrderIdSweeper(ids, 0, 10)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new OrderIdSweeper(ids, HOUR, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OrderIdSweeper(ids, 0, 10))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OrderIdSweeper(ids, HOUR, 0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -12,10 +12,16 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** An order id is unique per member: a retry books nothing; another member's same id is its own order. */
+/**
+ * An order id is unique per member: a retry books nothing; another member's same id is its own
+ * order.
+ */
 class OrderIdempotencyTest {
-  private final FlowFixture flow = new FlowFixture(Map.of("orders.dedup-retention-ms", "3600000")).standard()
-      .member("M2", "ACTIVE", "1000000").account("B1", "M2", "ACTIVE", "500000", false);
+  private final FlowFixture flow =
+      new FlowFixture(Map.of("orders.dedup-retention-ms", "3600000"))
+          .standard()
+          .member("M2", "ACTIVE", "1000000")
+          .account("B1", "M2", "ACTIVE", "500000", false);
 
   @AfterEach
   void close() {
@@ -23,8 +29,16 @@ class OrderIdempotencyTest {
   }
 
   private static Order order(String id, String account, long quantity) {
-    return Order.newBuilder().setOrderId(id).setAccountId(account).setInstrumentId("EQ1").setSide(Side.BUY)
-        .setQuantity(quantity).setLimitPrice(null).setShortSale(false).setClientTs(FlowFixture.NOW).setTraceId(null)
+    return Order.newBuilder()
+        .setOrderId(id)
+        .setAccountId(account)
+        .setInstrumentId("EQ1")
+        .setSide(Side.BUY)
+        .setQuantity(quantity)
+        .setLimitPrice(null)
+        .setShortSale(false)
+        .setClientTs(FlowFixture.NOW)
+        .setTraceId(null)
         .build();
   }
 

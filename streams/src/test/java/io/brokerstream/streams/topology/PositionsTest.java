@@ -24,19 +24,20 @@ class PositionsTest {
 
   @Test
   void openAddReduceCloseLong() {
-    flow.buy("A1", "EQ1", 10);                     // open 10 @ 100
+    flow.buy("A1", "EQ1", 10); // open 10 @ 100
     flow.price("EQ1", "103.33");
-    flow.buy("A1", "EQ1", 20);                     // add 20 @ 103.33 -> avg (1000 + 2066.6) / 30
+    flow.buy("A1", "EQ1", 20); // add 20 @ 103.33 -> avg (1000 + 2066.6) / 30
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(30, m("102.22"), 0, 2));
     assertThat(flow.cash("A1")).isEqualTo(-m("3066.6"));
 
     flow.price("EQ1", "110");
-    var reduce = flow.sell("A1", "EQ1", 12);       // realizes 12 x (110 - 102.22)
+    var reduce = flow.sell("A1", "EQ1", 12); // realizes 12 x (110 - 102.22)
     assertThat(reduce.getRealizedPnl()).isEqualTo(FlowFixture.money("93.36"));
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(18, m("102.22"), m("93.36"), 3));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(new PositionState(18, m("102.22"), m("93.36"), 3));
 
     flow.price("EQ1", "90");
-    var close = flow.sell("A1", "EQ1", 18);        // realizes 18 x (90 - 102.22)
+    var close = flow.sell("A1", "EQ1", 18); // realizes 18 x (90 - 102.22)
     assertThat(close.getRealizedPnl()).isEqualTo(FlowFixture.money("-219.96"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(0, 0, m("-126.6"), 4));
     assertThat(flow.risk("M1").committed()).isZero();
@@ -50,27 +51,27 @@ class PositionsTest {
     flow.price("EQ1", "0.000001");
     flow.buy("A1", "EQ1", 1);
     flow.price("EQ1", "0.000002");
-    flow.buy("A1", "EQ1", 1);                      // (1 + 2) / 2 = 1.5 micro -> 2
+    flow.buy("A1", "EQ1", 1); // (1 + 2) / 2 = 1.5 micro -> 2
     assertThat(flow.position("A1", "EQ1").avgCost()).isEqualTo(2);
     flow.price("EQ1", "0.000004");
-    flow.buy("A1", "EQ1", 2);                      // (2*2 + 4*2) / 4 = 3 exactly
+    flow.buy("A1", "EQ1", 2); // (2*2 + 4*2) / 4 = 3 exactly
     assertThat(flow.position("A1", "EQ1").avgCost()).isEqualTo(3);
   }
 
   @Test
   void flipLongToShortAndCoverTheShort() {
-    flow.buy("A1", "EQ1", 10);                     // long 10 @ 100
+    flow.buy("A1", "EQ1", 10); // long 10 @ 100
     flow.price("EQ1", "105");
-    var flip = flow.sell("A1", "EQ1", 25);         // closes 10 (+50), opens short 15 @ 105
+    var flip = flow.sell("A1", "EQ1", 25); // closes 10 (+50), opens short 15 @ 105
     assertThat(flip.getRealizedPnl()).isEqualTo(FlowFixture.money("50"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-15, m("105"), m("50"), 2));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1575"));
 
     flow.price("EQ1", "95");
-    var cover = flow.buy("A1", "EQ1", 5);          // short gains 5 x (105 - 95)
+    var cover = flow.buy("A1", "EQ1", 5); // short gains 5 x (105 - 95)
     assertThat(cover.getRealizedPnl()).isEqualTo(FlowFixture.money("50"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-10, m("105"), m("100"), 3));
-    var flipBack = flow.buy("A1", "EQ1", 30);      // closes 10 (+100), opens long 20 @ 95
+    var flipBack = flow.buy("A1", "EQ1", 30); // closes 10 (+100), opens long 20 @ 95
     assertThat(flipBack.getRealizedPnl()).isEqualTo(FlowFixture.money("100"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(20, m("95"), m("200"), 4));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1900"));
@@ -84,7 +85,7 @@ class PositionsTest {
     assertThat(opened.getAvgCost()).isEqualTo(FlowFixture.money("100"));
     assertThat(opened.getUnderlyingId()).isEqualTo("EQ1");
     assertThat(opened.getVersion()).isEqualTo(1);
-    assertThat(flow.realized.isEmpty()).isTrue();  // opening realizes nothing
+    assertThat(flow.realized.isEmpty()).isTrue(); // opening realizes nothing
 
     flow.price("EQ1", "101");
     flow.sell("A1", "EQ1", 4);

@@ -13,8 +13,11 @@ import org.junit.jupiter.api.Test;
 
 /** Refused ticks are dead-lettered with their fault and never price an order. */
 class TickValidationTest {
-  private final FlowFixture flow = new FlowFixture().standard().equity("OLD", "DELISTED")
-      .option("OP", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.parse("2027-11-20"));
+  private final FlowFixture flow =
+      new FlowFixture()
+          .standard()
+          .equity("OLD", "DELISTED")
+          .option("OP", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.parse("2027-11-20"));
 
   @AfterEach
   void close() {
@@ -52,7 +55,8 @@ class TickValidationTest {
     DeadLetter letter = refused(tick("EQ1", "-1"));
     assertThat(letter.getSourceTopic()).isEqualTo("price-ticks");
     assertThat(letter.getMessage()).contains("-1.000000").contains("EQ1");
-    assertThat(flow.serdes.tickCodec().decode(letter.getRecordValue().array())).isEqualTo(tick("EQ1", "-1"));
+    assertThat(flow.serdes.tickCodec().decode(letter.getRecordValue().array()))
+        .isEqualTo(tick("EQ1", "-1"));
     assertThat(new String(letter.getRecordKey().array())).isEqualTo("EQ1");
   }
 
@@ -70,14 +74,20 @@ class TickValidationTest {
   @Test
   void everyTickIsFoldedOrDeadLettered() {
     flow.equity("EQ2", "ACTIVE");
-    List<PriceTick> sent = List.of(tick("EQ1", "101"), tick("EQ2", "5"), tick("EQ1", "0"), tick("EQ3", "1"),
-        tick("EQ1", "102"));
+    List<PriceTick> sent =
+        List.of(
+            tick("EQ1", "101"),
+            tick("EQ2", "5"),
+            tick("EQ1", "0"),
+            tick("EQ3", "1"),
+            tick("EQ1", "102"));
     sent.forEach(t -> flow.ticks.pipeInput(t.getInstrumentId(), t));
     flow.driver.advanceWallClockTime(Duration.ofMillis(200));
     var latest = flow.pricesOut.readKeyValuesToMap();
     assertThat(latest.get("EQ1").getPrice()).isEqualTo(FlowFixture.money("102"));
     assertThat(latest.get("EQ2").getPrice()).isEqualTo(FlowFixture.money("5"));
-    assertThat(flow.deadTicks.readValuesToList()).extracting(DeadLetter::getErrorClass)
+    assertThat(flow.deadTicks.readValuesToList())
+        .extracting(DeadLetter::getErrorClass)
         .containsExactly("NON_POSITIVE_PRICE", "UNKNOWN_INSTRUMENT");
   }
 }

@@ -65,9 +65,12 @@ class ValidationTest {
     assertRejected(flow.buy("A1", "EQ1", 0), INVALID_QUANTITY, "got 0");
     assertRejected(flow.buy("A1", "EQ1", -5), INVALID_QUANTITY, "got -5");
     assertRejected(flow.buy("A1", "EQ1", 2_000_000_000L), INVALID_QUANTITY, "got 2000000000");
-    assertRejected(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "0")), INVALID_PRICE, "got 0.000000");
-    assertRejected(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "-1")), INVALID_PRICE, "-1.000000");
-    assertRejected(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "5000000")), INVALID_PRICE, "5000000");
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "0")), INVALID_PRICE, "got 0.000000");
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "-1")), INVALID_PRICE, "-1.000000");
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "5000000")), INVALID_PRICE, "5000000");
   }
 
   @Test
@@ -76,8 +79,10 @@ class ValidationTest {
   }
 
   private void accountsAndMembers(FlowFixture flow) {
-    flow.account("A3", "M1", "SUSPENDED", "1000", true).account("A4", "M2", "ACTIVE", "1000", true)
-        .account("A5", "M3", "ACTIVE", "1000", true).member("M3", "SUSPENDED", "1000")
+    flow.account("A3", "M1", "SUSPENDED", "1000", true)
+        .account("A4", "M2", "ACTIVE", "1000", true)
+        .account("A5", "M3", "ACTIVE", "1000", true)
+        .member("M3", "SUSPENDED", "1000")
         .account("A6", "M9", "ACTIVE", "1000", true);
     assertRejected(flow.buy("NOPE", "EQ1", 1), UNKNOWN_ACCOUNT, "no account NOPE");
     assertRejected(flow.buy("A4", "EQ1", 1), MEMBER_MISMATCH, "belongs to member M2");
@@ -92,8 +97,15 @@ class ValidationTest {
   }
 
   private void instrumentsAndExpiry(FlowFixture flow) {
-    flow.equity("EQ2", "DELISTED").price("EQ2", "10")
-        .option("OPX", "EQ1", "CALL", "EUROPEAN", "100", FlowFixture.NOW.atZone(java.time.ZoneOffset.UTC).toLocalDate().minusDays(1))
+    flow.equity("EQ2", "DELISTED")
+        .price("EQ2", "10")
+        .option(
+            "OPX",
+            "EQ1",
+            "CALL",
+            "EUROPEAN",
+            "100",
+            FlowFixture.NOW.atZone(java.time.ZoneOffset.UTC).toLocalDate().minusDays(1))
         .option("OPT", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.of(2026, 11, 20));
     assertRejected(flow.buy("A1", "XX", 1), UNKNOWN_INSTRUMENT, "no instrument XX");
     assertRejected(flow.buy("A1", "EQ2", 1), INSTRUMENT_INACTIVE, "EQ2 is DELISTED");
@@ -108,13 +120,17 @@ class ValidationTest {
   }
 
   private void pricesMustBeKnown(FlowFixture flow) {
-    flow.equity("EQ3", "ACTIVE").volatility("EQ3", 0.3).equity("EQ4", "ACTIVE").price("EQ4", "50")
+    flow.equity("EQ3", "ACTIVE")
+        .volatility("EQ3", 0.3)
+        .equity("EQ4", "ACTIVE")
+        .price("EQ4", "50")
         .option("OP3", "EQ3", "PUT", "AMERICAN", "10", LocalDate.of(2027, 6, 18))
         .option("OP4", "EQ4", "PUT", "AMERICAN", "10", LocalDate.of(2027, 6, 18));
     assertRejected(flow.buy("A1", "EQ3", 1), NO_PRICE, "no price yet for EQ3");
     assertRejected(flow.buy("A1", "OP3", 1), NO_PRICE, "no price yet for EQ3");
     assertRejected(flow.buy("A1", "OP4", 1), NO_PRICE, "no volatility for EQ4");
-    // A call far out of the money on its last day is worth less than half a micro: nothing to trade at, not
+    // A call far out of the money on its last day is worth less than half a micro: nothing to trade
+    // at, not
     // a free fill of any size (at 0 it would commit no buying power).
     LocalDate today = FlowFixture.NOW.atZone(java.time.ZoneOffset.UTC).toLocalDate();
     flow.option("OPZ", "EQ1", "CALL", "EUROPEAN", "1000", today);
@@ -128,10 +144,18 @@ class ValidationTest {
   }
 
   private void limitsAreRespectedBothWays(FlowFixture flow) {
-    assertRejected(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "99.99")), LIMIT_NOT_MET, "buy limit 99.990000");
-    assertThat(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "100")).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
-    assertRejected(flow.send("M1", flow.order("A1", "EQ1", Side.SELL, 1, "100.01")), LIMIT_NOT_MET, "sell limit 100.010000");
-    assertThat(flow.send("M1", flow.order("A1", "EQ1", Side.SELL, 1, "100")).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "99.99")),
+        LIMIT_NOT_MET,
+        "buy limit 99.990000");
+    assertThat(flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "100")).getStatus())
+        .isEqualTo(OrderStatus.ACCEPTED);
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.SELL, 1, "100.01")),
+        LIMIT_NOT_MET,
+        "sell limit 100.010000");
+    assertThat(flow.send("M1", flow.order("A1", "EQ1", Side.SELL, 1, "100")).getStatus())
+        .isEqualTo(OrderStatus.ACCEPTED);
   }
 
   @Test
@@ -141,9 +165,11 @@ class ValidationTest {
 
   private void sellingMoreThanHeldNeedsShortPermission(FlowFixture flow) {
     flow.buy("A2", "EQ1", 5);
-    assertRejected(flow.sell("A2", "EQ1", 6), SHORT_NOT_ALLOWED, "holds 5 and may not sell 6 short");
+    assertRejected(
+        flow.sell("A2", "EQ1", 6), SHORT_NOT_ALLOWED, "holds 5 and may not sell 6 short");
     assertThat(flow.sell("A2", "EQ1", 5).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
-    assertThat(flow.sell("A1", "EQ1", 5).getStatus()).isEqualTo(OrderStatus.ACCEPTED); // A1 may short
+    assertThat(flow.sell("A1", "EQ1", 5).getStatus())
+        .isEqualTo(OrderStatus.ACCEPTED); // A1 may short
     assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(-5);
   }
 
@@ -155,7 +181,10 @@ class ValidationTest {
   private void buyingPowerIsCashOfAllAccountsPlusCreditPlusRealized(FlowFixture flow) {
     // deposited 500,000 + 250,000, credit 1,000,000: 1,750,000 of exposure at most
     assertThat(flow.buy("A1", "EQ1", 17_500).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
-    assertRejected(flow.buy("A2", "EQ1", 1), INSUFFICIENT_BUYING_POWER, "would commit 1750100.000000 against buying power 1750000.000000");
+    assertRejected(
+        flow.buy("A2", "EQ1", 1),
+        INSUFFICIENT_BUYING_POWER,
+        "would commit 1750100.000000 against buying power 1750000.000000");
     // reducing exposure is always allowed, even at the limit
     assertThat(flow.sell("A1", "EQ1", 100).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     // realized profit adds buying power: sell 100 at 110 realizes 1,000
@@ -163,7 +192,8 @@ class ValidationTest {
     assertThat(flow.sell("A1", "EQ1", 100).getRealizedPnl()).isEqualTo(FlowFixture.money("1000"));
     flow.price("EQ1", "100");
     assertThat(flow.buy("A2", "EQ1", 210).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
-    assertRejected(flow.buy("A2", "EQ1", 1), INSUFFICIENT_BUYING_POWER, "against buying power 1751000.000000");
+    assertRejected(
+        flow.buy("A2", "EQ1", 1), INSUFFICIENT_BUYING_POWER, "against buying power 1751000.000000");
     // an absurd order is unaffordable, not an overflow
     flow.equity("BIG", "ACTIVE").price("BIG", "999999");
     assertRejected(flow.buy("A1", "BIG", 999_999_999L), INSUFFICIENT_BUYING_POWER, "");
@@ -175,22 +205,30 @@ class ValidationTest {
   }
 
   private void depositsAndAccountChangesAreSeenImmediately(FlowFixture flow) {
-    assertRejected(flow.buy("A1", "EQ1", 30_000), INSUFFICIENT_BUYING_POWER, "buying power 1750000.000000");
-    flow.account("A7", "M1", "ACTIVE", "1500000", false);  // a new account with cash
+    assertRejected(
+        flow.buy("A1", "EQ1", 30_000), INSUFFICIENT_BUYING_POWER, "buying power 1750000.000000");
+    flow.account("A7", "M1", "ACTIVE", "1500000", false); // a new account with cash
     assertThat(flow.buy("A1", "EQ1", 30_000).getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     flow.account("A1", "M1", "SUSPENDED", "500000", true);
     assertRejected(flow.buy("A1", "EQ1", 1), ACCOUNT_INACTIVE, "SUSPENDED");
     flow.deleteAccount("A7");
     assertRejected(flow.buy("A7", "EQ1", 1), UNKNOWN_ACCOUNT, "no account A7");
     // A7's cash no longer counts: 30,000 x 100 committed against 1,750,000
-    assertRejected(flow.buy("A2", "EQ1", 1), INSUFFICIENT_BUYING_POWER, "against buying power 1750000.000000");
+    assertRejected(
+        flow.buy("A2", "EQ1", 1), INSUFFICIENT_BUYING_POWER, "against buying power 1750000.000000");
   }
 
   @Test
   void everyReasonCodeIsReachable() {
-    List<Consumer<FlowFixture>> scenarios = List.of(this::malformedValues, this::accountsAndMembers,
-        this::instrumentsAndExpiry, this::pricesMustBeKnown, this::limitsAreRespectedBothWays,
-        this::sellingMoreThanHeldNeedsShortPermission, this::buyingPowerIsCashOfAllAccountsPlusCreditPlusRealized);
+    List<Consumer<FlowFixture>> scenarios =
+        List.of(
+            this::malformedValues,
+            this::accountsAndMembers,
+            this::instrumentsAndExpiry,
+            this::pricesMustBeKnown,
+            this::limitsAreRespectedBothWays,
+            this::sellingMoreThanHeldNeedsShortPermission,
+            this::buyingPowerIsCashOfAllAccountsPlusCreditPlusRealized);
     for (Consumer<FlowFixture> scenario : scenarios) {
       try (FlowFixture fresh = new FlowFixture().standard()) {
         scenario.accept(fresh);

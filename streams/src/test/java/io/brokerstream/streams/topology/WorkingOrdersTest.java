@@ -22,8 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * GTC limit orders: they rest when the price does not meet them, fill when a tick crosses, hold buying
- * power meanwhile, and a cancel racing a fill ends as exactly one of the two.
+ * GTC limit orders: they rest when the price does not meet them, fill when a tick crosses, hold
+ * buying power meanwhile, and a cancel racing a fill ends as exactly one of the two.
  */
 class WorkingOrdersTest {
   private final FlowFixture flow = new FlowFixture().standard();
@@ -54,7 +54,8 @@ class WorkingOrdersTest {
     flow.ticks.pipeInput(equity, FlowFixture.tick(equity, price, ++sequence));
   }
 
-  private Order stop(String account, String instrument, Side side, long quantity, String stop, TimeInForce tif) {
+  private Order stop(
+      String account, String instrument, Side side, long quantity, String stop, TimeInForce tif) {
     Order o = flow.order(account, instrument, side, quantity, null);
     o.setTimeInForce(tif);
     o.setStopPrice(FlowFixture.money(stop));
@@ -67,19 +68,35 @@ class WorkingOrdersTest {
     return o;
   }
 
-  private void amend(String orderId, Long quantity, String limit, String stop, java.time.Instant at) {
-    flow.commands.pipeInput("M1", OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.AMEND)
-        .setClientTs(FlowFixture.NOW).setQuantity(quantity).setLimitPrice(limit == null ? null : FlowFixture.money(limit))
-        .setStopPrice(stop == null ? null : FlowFixture.money(stop)).build(), at);
+  private void amend(
+      String orderId, Long quantity, String limit, String stop, java.time.Instant at) {
+    flow.commands.pipeInput(
+        "M1",
+        OrderCommand.newBuilder()
+            .setOrderId(orderId)
+            .setAction(OrderAction.AMEND)
+            .setClientTs(FlowFixture.NOW)
+            .setQuantity(quantity)
+            .setLimitPrice(limit == null ? null : FlowFixture.money(limit))
+            .setStopPrice(stop == null ? null : FlowFixture.money(stop))
+            .build(),
+        at);
   }
 
   private void cancel(String member, String orderId) {
-    flow.commands.pipeInput(member, OrderCommand.newBuilder().setOrderId(orderId).setAction(OrderAction.CANCEL)
-        .setClientTs(FlowFixture.NOW).build());
+    flow.commands.pipeInput(
+        member,
+        OrderCommand.newBuilder()
+            .setOrderId(orderId)
+            .setAction(OrderAction.CANCEL)
+            .setClientTs(FlowFixture.NOW)
+            .build());
   }
 
   private OpenOrder working(String orderId) {
-    return flow.driver.<String, OpenOrder>getKeyValueStore(StoreNames.OPEN_ORDERS).get(Topics.resultKey("M1", orderId));
+    return flow.driver
+        .<String, OpenOrder>getKeyValueStore(StoreNames.OPEN_ORDERS)
+        .get(Topics.resultKey("M1", orderId));
   }
 
   private long reserved() {
@@ -112,20 +129,20 @@ class WorkingOrdersTest {
     assertThat(reserved()).isEqualTo(m("950"));
     assertThat(bookSize()).isEqualTo(1);
 
-    tick("EQ1", "95.000001");                     // not yet
+    tick("EQ1", "95.000001"); // not yet
     assertThat(flow.results.isEmpty()).isTrue();
-    tick("EQ1", "95");                            // exactly at the limit
+    tick("EQ1", "95"); // exactly at the limit
     OrderResult fill = flow.results.readValue();
     assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("95"));
-    assertThat(fill.getIngestTs()).isEqualTo(FlowFixture.NOW.plusMillis(1));   // when it was placed
+    assertThat(fill.getIngestTs()).isEqualTo(FlowFixture.NOW.plusMillis(1)); // when it was placed
     assertThat(events()).containsExactly(OrderEventType.TRIGGERED);
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(10, m("95"), 0, 1));
     assertThat(reserved()).isZero();
     assertThat(working(buy.getOrderId())).isNull();
     assertThat(bookSize()).isZero();
 
-    tick("EQ1", "90");                            // it triggered once
+    tick("EQ1", "90"); // it triggered once
     assertThat(flow.results.isEmpty()).isTrue();
   }
 
@@ -134,10 +151,10 @@ class WorkingOrdersTest {
     flow.buy("A1", "EQ1", 20);
     place(gtc("A1", "EQ1", Side.BUY, 5, "95"));
     place(gtc("A1", "EQ1", Side.SELL, 20, "110"));
-    assertThat(reserved()).isEqualTo(m("475"));   // the sell only reduces: it holds nothing
-    tick("EQ1", "90");                            // gaps through 95
+    assertThat(reserved()).isEqualTo(m("475")); // the sell only reduces: it holds nothing
+    tick("EQ1", "90"); // gaps through 95
     assertThat(flow.results.readValue().getFillPrice()).isEqualTo(FlowFixture.money("90"));
-    tick("EQ1", "112.5");                         // gaps through 110
+    tick("EQ1", "112.5"); // gaps through 110
     OrderResult sold = flow.results.readValue();
     assertThat(sold.getSide()).isEqualTo(Side.SELL);
     assertThat(sold.getFillPrice()).isEqualTo(FlowFixture.money("112.5"));
@@ -199,9 +216,15 @@ class WorkingOrdersTest {
     place(cancelled);
     cancel("M1", cancelled.getOrderId());
     assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.CANCELLED);
-    flow.triggersIn.pipeInput("M1", OrderTrigger.newBuilder().setOrderId(cancelled.getOrderId())
-        .setInstrumentId("EQ1").setPrice(FlowFixture.money("89")).setTickSequence(99)
-        .setTriggeredTs(FlowFixture.NOW).build());
+    flow.triggersIn.pipeInput(
+        "M1",
+        OrderTrigger.newBuilder()
+            .setOrderId(cancelled.getOrderId())
+            .setInstrumentId("EQ1")
+            .setPrice(FlowFixture.money("89"))
+            .setTickSequence(99)
+            .setTriggeredTs(FlowFixture.NOW)
+            .build());
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(10);
     assertThat(reserved()).isZero();
@@ -215,14 +238,15 @@ class WorkingOrdersTest {
   @Test
   void reservationsCountAgainstBuyingPowerForEveryLaterOrder() {
     // M1's power: 750,000 deposited + 1,000,000 credit.
-    assertThat(place(gtc("A1", "EQ1", Side.BUY, 10_000, "95"))).isNull();          // holds 950,000
-    OrderResult second = place(gtc("A1", "EQ1", Side.BUY, 9_000, "95"));           // 855,000 more: too much
+    assertThat(place(gtc("A1", "EQ1", Side.BUY, 10_000, "95"))).isNull(); // holds 950,000
+    OrderResult second = place(gtc("A1", "EQ1", Side.BUY, 9_000, "95")); // 855,000 more: too much
     assertThat(second.getStatus()).isEqualTo(OrderStatus.REJECTED);
     assertThat(second.getReason()).isEqualTo(ReasonCode.INSUFFICIENT_BUYING_POWER);
     assertThat(second.getReasonDetail()).contains("reserved for working orders");
-    OrderResult market = flow.buy("A1", "EQ1", 9_000);                            // 900,000 at 100: too much too
+    OrderResult market = flow.buy("A1", "EQ1", 9_000); // 900,000 at 100: too much too
     assertThat(market.getReason()).isEqualTo(ReasonCode.INSUFFICIENT_BUYING_POWER);
-    assertThat(flow.buy("A1", "EQ1", 7_000).getStatus()).isEqualTo(OrderStatus.ACCEPTED);   // 700,000 fits
+    assertThat(flow.buy("A1", "EQ1", 7_000).getStatus())
+        .isEqualTo(OrderStatus.ACCEPTED); // 700,000 fits
   }
 
   @Test
@@ -232,8 +256,8 @@ class WorkingOrdersTest {
 
     flow.buy("A2", "EQ1", 5);
     Order sell = gtc("A2", "EQ1", Side.SELL, 5, "120");
-    assertThat(place(sell)).isNull();                     // covered now: it rests
-    flow.sell("A2", "EQ1", 5);                            // the shares go another way meanwhile
+    assertThat(place(sell)).isNull(); // covered now: it rests
+    flow.sell("A2", "EQ1", 5); // the shares go another way meanwhile
     tick("EQ1", "121");
     OrderResult atFill = flow.results.readValue();
     assertThat(atFill.getOrderId()).isEqualTo(sell.getOrderId());
@@ -253,20 +277,21 @@ class WorkingOrdersTest {
 
     OrderResult ioc = place(flow.order("A1", "EQ1", Side.BUY, 10, "95"));
     assertThat(ioc.getReason()).isEqualTo(ReasonCode.LIMIT_NOT_MET);
-    OrderResult market = place(gtc("A1", "EQ1", Side.BUY, 1, null));       // GTC means nothing on a market order
+    OrderResult market =
+        place(gtc("A1", "EQ1", Side.BUY, 1, null)); // GTC means nothing on a market order
     assertThat(market.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
   }
 
   @Test
   void anOptionRestsOnItsEquitysBookAndFillsAtTheModelPriceWhenTheEquityMoves() {
     flow.option("C1", "EQ1", "CALL", "EUROPEAN", "100", LocalDate.of(2027, 5, 21));
-    OrderResult now = flow.buy("A1", "C1", 1);           // what the call costs at 100
+    OrderResult now = flow.buy("A1", "C1", 1); // what the call costs at 100
     long atHundred = m(now.getFillPrice().toPlainString());
     long limit = atHundred - m("2");
     Order buy = gtc("A1", "C1", Side.BUY, 1, io.brokerstream.money.Micros.format(limit));
     assertThat(place(buy)).isNull();
-    assertThat(reserved()).isEqualTo(limit * 100);     // a contract is 100 shares
-    tick("EQ1", "99");                                   // the call still costs more than the limit
+    assertThat(reserved()).isEqualTo(limit * 100); // a contract is 100 shares
+    tick("EQ1", "99"); // the call still costs more than the limit
     assertThat(flow.results.isEmpty()).isTrue();
     tick("EQ1", "95");
     OrderResult fill = flow.results.readValue();
@@ -281,9 +306,15 @@ class WorkingOrdersTest {
     java.util.Set<String> sent = new java.util.HashSet<>();
     for (int i = 0; i < 300; i++) {
       String limit = String.valueOf(90 + rng.nextInt(20));
-      Order o = rng.nextInt(4) == 0 ? flow.order("A1", "EQ1", Side.BUY, 1 + rng.nextInt(5), limit)
-          : gtc(rng.nextBoolean() ? "A1" : "A2", "EQ1", rng.nextBoolean() ? Side.BUY : Side.SELL, 1 + rng.nextInt(5),
-              limit);
+      Order o =
+          rng.nextInt(4) == 0
+              ? flow.order("A1", "EQ1", Side.BUY, 1 + rng.nextInt(5), limit)
+              : gtc(
+                  rng.nextBoolean() ? "A1" : "A2",
+                  "EQ1",
+                  rng.nextBoolean() ? Side.BUY : Side.SELL,
+                  1 + rng.nextInt(5),
+                  limit);
       flow.orders.pipeInput("M1", o, FlowFixture.NOW.plusMillis(i));
       sent.add(o.getOrderId());
       if (rng.nextInt(5) == 0) {
@@ -303,25 +334,31 @@ class WorkingOrdersTest {
     assertThat(results.stream().map(OrderResult::getStatus).distinct())
         .contains(OrderStatus.ACCEPTED, OrderStatus.REJECTED, OrderStatus.CANCELLED);
     // what is held is exactly what the working orders hold
-    long held = sent.stream().map(this::working).filter(java.util.Objects::nonNull).mapToLong(OpenOrder::reserved).sum();
+    long held =
+        sent.stream()
+            .map(this::working)
+            .filter(java.util.Objects::nonNull)
+            .mapToLong(OpenOrder::reserved)
+            .sum();
     assertThat(reserved()).isEqualTo(held);
     assertThat(bookSize()).isEqualTo(stillWorking);
   }
 
-  // --- stop orders -----------------------------------------------------------------------------------
+  // --- stop orders
+  // -----------------------------------------------------------------------------------
 
   @Test
   void aBuyStopRestsBelowItsStopAndBecomesAMarketOrderWhenATickTouchesIt() {
-    Order buy = stop("A1", "EQ1", Side.BUY, 10, "105", TimeInForce.GTC);   // the price is 100
+    Order buy = stop("A1", "EQ1", Side.BUY, 10, "105", TimeInForce.GTC); // the price is 100
     assertThat(place(buy)).isNull();
     OrderEvent open = flow.events.readValue();
     assertThat(open.getEvent()).isEqualTo(OrderEventType.OPEN);
     assertThat(open.getPrice()).isEqualTo(FlowFixture.money("105"));
-    assertThat(reserved()).isEqualTo(m("1050"));   // held at its stop
+    assertThat(reserved()).isEqualTo(m("1050")); // held at its stop
     tick("EQ1", "104.999999");
-    tick("EQ1", "95");                             // a buy stop never triggers on a fall
+    tick("EQ1", "95"); // a buy stop never triggers on a fall
     assertThat(flow.results.isEmpty()).isTrue();
-    tick("EQ1", "105");                            // touched exactly
+    tick("EQ1", "105"); // touched exactly
     OrderResult fill = flow.results.readValue();
     assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("105"));
@@ -336,7 +373,7 @@ class WorkingOrdersTest {
     assertThat(place(sell)).isNull();
     tick("EQ1", "110");
     assertThat(flow.results.isEmpty()).isTrue();
-    tick("EQ1", "84.5");                           // through 90 in one tick: a market order fills at 84.5
+    tick("EQ1", "84.5"); // through 90 in one tick: a market order fills at 84.5
     OrderResult fill = flow.results.readValue();
     assertThat(fill.getOrderId()).isEqualTo(sell.getOrderId());
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("84.5"));
@@ -345,7 +382,7 @@ class WorkingOrdersTest {
 
   @Test
   void aStopThePriceAlreadyTouchesFillsAtOnceAndMalformedStopsAreRefused() {
-    OrderResult now = place(stop("A1", "EQ1", Side.BUY, 1, "99", TimeInForce.GTC));    // 100 >= 99
+    OrderResult now = place(stop("A1", "EQ1", Side.BUY, 1, "99", TimeInForce.GTC)); // 100 >= 99
     assertThat(now.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(now.getFillPrice()).isEqualTo(FlowFixture.money("100"));
 
@@ -358,36 +395,39 @@ class WorkingOrdersTest {
     assertThat(place(stop("A1", "EQ1", Side.BUY, 1, "0", TimeInForce.GTC)).getReason())
         .isEqualTo(ReasonCode.INVALID_PRICE);
     assertThat(place(stop("A2", "EQ1", Side.SELL, 1, "90", TimeInForce.GTC)).getReason())
-        .isEqualTo(ReasonCode.SHORT_NOT_ALLOWED);  // short rules at placement, for stops too
+        .isEqualTo(ReasonCode.SHORT_NOT_ALLOWED); // short rules at placement, for stops too
     assertThat(bookSize()).isZero();
   }
 
-  // --- DAY orders ------------------------------------------------------------------------------------
+  // --- DAY orders
+  // ------------------------------------------------------------------------------------
 
   @Test
   void aDayOrderStillWorkingAtTheCloseExpiresAndReleasesWhatItHeld() {
-    Order buy = day("A1", "EQ1", Side.BUY, 10, "95");     // placed Friday 10:00 New York
+    Order buy = day("A1", "EQ1", Side.BUY, 10, "95"); // placed Friday 10:00 New York
     Order gtc = gtc("A1", "EQ1", Side.BUY, 1, "90");
     assertThat(place(buy)).isNull();
     assertThat(place(gtc)).isNull();
     assertThat(reserved()).isEqualTo(m("1040"));
     flow.events.readValuesToList();
-    flow.driver.advanceWallClockTime(java.time.Duration.ofHours(5).plusMinutes(59));   // 15:59: still working
+    flow.driver.advanceWallClockTime(
+        java.time.Duration.ofHours(5).plusMinutes(59)); // 15:59: still working
     assertThat(flow.results.isEmpty()).isTrue();
-    flow.driver.advanceWallClockTime(java.time.Duration.ofMinutes(2));                 // past 16:00
+    flow.driver.advanceWallClockTime(java.time.Duration.ofMinutes(2)); // past 16:00
     OrderResult expired = flow.results.readValue();
     assertThat(expired.getOrderId()).isEqualTo(buy.getOrderId());
     assertThat(expired.getStatus()).isEqualTo(OrderStatus.EXPIRED);
-    assertThat(expired.getReasonDetail()).contains("2026-11-20T21:00:00Z");   // 16:00 in New York
+    assertThat(expired.getReasonDetail()).contains("2026-11-20T21:00:00Z"); // 16:00 in New York
     assertThat(events()).containsExactly(OrderEventType.EXPIRED);
-    assertThat(flow.results.isEmpty()).isTrue();           // the GTC order works on
+    assertThat(flow.results.isEmpty()).isTrue(); // the GTC order works on
     assertThat(reserved()).isEqualTo(m("90"));
     assertThat(bookSize()).isEqualTo(1);
-    tick("EQ1", "89");                                      // would have crossed the expired one too
+    tick("EQ1", "89"); // would have crossed the expired one too
     assertThat(flow.results.readValue().getOrderId()).isEqualTo(gtc.getOrderId());
     assertThat(flow.results.isEmpty()).isTrue();
     cancel("M1", buy.getOrderId());
-    assertThat(flow.events.readValuesToList().get(1).getEvent()).isEqualTo(OrderEventType.CANCEL_REJECTED);
+    assertThat(flow.events.readValuesToList().get(1).getEvent())
+        .isEqualTo(OrderEventType.CANCEL_REJECTED);
   }
 
   @Test
@@ -398,17 +438,23 @@ class WorkingOrdersTest {
     assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     flow.driver.advanceWallClockTime(java.time.Duration.ofHours(8));
     assertThat(flow.results.isEmpty()).isTrue();
-    assertThat(flow.driver.getKeyValueStore(StoreNames.ORDER_EXPIRIES).approximateNumEntries()).isZero();
+    assertThat(flow.driver.getKeyValueStore(StoreNames.ORDER_EXPIRIES).approximateNumEntries())
+        .isZero();
   }
 
   @Test
   void theCloseIsTheExchangesInItsOwnZoneAndSkipsTheWeekend() {
-    MarketCalendar calendar = new MarketCalendar(java.util.Map.of("XNYS", "16:00@America/New_York",
-        "XLON", "16:30@Europe/London"), "17:00@UTC");
+    MarketCalendar calendar =
+        new MarketCalendar(
+            java.util.Map.of("XNYS", "16:00@America/New_York", "XLON", "16:30@Europe/London"),
+            "17:00@UTC");
     java.time.Instant friday = java.time.Instant.parse("2026-11-20T15:00:00Z");
-    assertThat(calendar.nextClose("XNYS", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T21:00:00Z"));
-    assertThat(calendar.nextClose("XLON", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T16:30:00Z"));
-    assertThat(calendar.nextClose("XXXX", friday)).isEqualTo(java.time.Instant.parse("2026-11-20T17:00:00Z"));
+    assertThat(calendar.nextClose("XNYS", friday))
+        .isEqualTo(java.time.Instant.parse("2026-11-20T21:00:00Z"));
+    assertThat(calendar.nextClose("XLON", friday))
+        .isEqualTo(java.time.Instant.parse("2026-11-20T16:30:00Z"));
+    assertThat(calendar.nextClose("XXXX", friday))
+        .isEqualTo(java.time.Instant.parse("2026-11-20T17:00:00Z"));
     // after Friday's close: Monday's
     assertThat(calendar.nextClose("XNYS", java.time.Instant.parse("2026-11-20T21:00:00Z")))
         .isEqualTo(java.time.Instant.parse("2026-11-23T21:00:00Z"));
@@ -417,7 +463,8 @@ class WorkingOrdersTest {
         .isEqualTo(java.time.Instant.parse("2026-07-01T20:00:00Z"));
   }
 
-  // --- amends ----------------------------------------------------------------------------------------
+  // --- amends
+  // ----------------------------------------------------------------------------------------
 
   @Test
   void anAmendedLimitRestsOnItsNewTermsBehindOrdersAlreadyThereAndTheOldLevelNoLongerTriggers() {
@@ -433,7 +480,9 @@ class WorkingOrdersTest {
     assertThat(amended.getReserved()).isEqualTo(FlowFixture.money("1920"));
     assertThat(reserved()).isEqualTo(m("1920") + m("95"));
     assertThat(bookSize()).isEqualTo(2);
-    tick("EQ1", "94");     // crosses both: the amended one lost its place to the one placed before the amend
+    tick(
+        "EQ1",
+        "94"); // crosses both: the amended one lost its place to the one placed before the amend
     assertThat(flow.results.readValuesToList().stream().map(OrderResult::getOrderId))
         .containsExactly(second.getOrderId(), first.getOrderId());
     assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(21);
@@ -444,7 +493,7 @@ class WorkingOrdersTest {
   void anAmendThatMakesTheOrderMarketableFillsItAtOnce() {
     Order buy = gtc("A1", "EQ1", Side.BUY, 10, "90");
     place(buy);
-    amend(buy.getOrderId(), null, "101", null, FlowFixture.NOW.plusSeconds(1));    // the price is 100
+    amend(buy.getOrderId(), null, "101", null, FlowFixture.NOW.plusSeconds(1)); // the price is 100
     OrderResult fill = flow.results.readValue();
     assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("100"));
@@ -458,11 +507,21 @@ class WorkingOrdersTest {
     Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
     place(buy);
     flow.events.readValuesToList();
-    amend(buy.getOrderId(), 100_000L, null, null, FlowFixture.NOW.plusSeconds(1));   // 9.5m: beyond its power
+    amend(
+        buy.getOrderId(),
+        100_000L,
+        null,
+        null,
+        FlowFixture.NOW.plusSeconds(1)); // 9.5m: beyond its power
     OrderEvent refused = flow.events.readValue();
     assertThat(refused.getEvent()).isEqualTo(OrderEventType.AMEND_REJECTED);
     assertThat(refused.getDetail()).contains("INSUFFICIENT_BUYING_POWER").contains("unchanged");
-    amend(buy.getOrderId(), null, null, "99", FlowFixture.NOW.plusSeconds(2));       // a limit order has no stop
+    amend(
+        buy.getOrderId(),
+        null,
+        null,
+        "99",
+        FlowFixture.NOW.plusSeconds(2)); // a limit order has no stop
     assertThat(flow.events.readValue().getDetail()).contains("no stop");
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(working(buy.getOrderId()).order().getQuantity()).isEqualTo(10);
@@ -474,17 +533,26 @@ class WorkingOrdersTest {
 
   @Test
   void anAmendAndAFillRacingEndAsExactlyOneOfThem() {
-    // The book triggers the old terms while the amend is on its way: the amend wins, the stale trigger is
+    // The book triggers the old terms while the amend is on its way: the amend wins, the stale
+    // trigger is
     // dropped, and the amended order works on.
     Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
     place(buy);
     long placed = working(buy.getOrderId()).placedMs();
     amend(buy.getOrderId(), null, "80", null, FlowFixture.NOW.plusSeconds(1));
-    flow.triggersIn.pipeInput("M1", OrderTrigger.newBuilder().setOrderId(buy.getOrderId()).setInstrumentId("EQ1")
-        .setPrice(FlowFixture.money("95")).setTickSequence(99).setTriggeredTs(FlowFixture.NOW)
-        .setPlacedTs(java.time.Instant.ofEpochMilli(placed)).build());
+    flow.triggersIn.pipeInput(
+        "M1",
+        OrderTrigger.newBuilder()
+            .setOrderId(buy.getOrderId())
+            .setInstrumentId("EQ1")
+            .setPrice(FlowFixture.money("95"))
+            .setTickSequence(99)
+            .setTriggeredTs(FlowFixture.NOW)
+            .setPlacedTs(java.time.Instant.ofEpochMilli(placed))
+            .build());
     assertThat(flow.results.isEmpty()).isTrue();
-    assertThat(working(buy.getOrderId()).order().getLimitPrice()).isEqualTo(FlowFixture.money("80"));
+    assertThat(working(buy.getOrderId()).order().getLimitPrice())
+        .isEqualTo(FlowFixture.money("80"));
     assertThat(reserved()).isEqualTo(m("800"));
 
     // The fill first: the amend finds nothing working.
@@ -504,7 +572,7 @@ class WorkingOrdersTest {
     Order sell = stop("A1", "EQ1", Side.SELL, 10, "90", TimeInForce.DAY);
     place(sell);
     amend(sell.getOrderId(), null, null, "95", FlowFixture.NOW.plusSeconds(1));
-    assertThat(working(sell.getOrderId()).expiresMs()).isPositive();   // a DAY order stays one
+    assertThat(working(sell.getOrderId()).expiresMs()).isPositive(); // a DAY order stays one
     tick("EQ1", "96");
     assertThat(flow.results.isEmpty()).isTrue();
     tick("EQ1", "94.5");
@@ -513,7 +581,7 @@ class WorkingOrdersTest {
 
   @Test
   void aTickTriggersExactlyTheLimitsAndStopsOfEverySideItCrossesInPlacementOrder() {
-    flow.buy("A1", "EQ1", 100);                                          // sells below are covered
+    flow.buy("A1", "EQ1", 100); // sells below are covered
     Order sellStopHit = stop("A1", "EQ1", Side.SELL, 1, "97", TimeInForce.GTC);
     Order buyLimitHit = gtc("A1", "EQ1", Side.BUY, 1, "96");
     Order buyLimitMissed = gtc("A1", "EQ1", Side.BUY, 1, "94");
@@ -521,17 +589,25 @@ class WorkingOrdersTest {
     Order buyStopMissed = stop("A1", "EQ1", Side.BUY, 1, "101", TimeInForce.GTC);
     Order sellStopMissed = stop("A1", "EQ1", Side.SELL, 1, "94", TimeInForce.GTC);
     Order buyLimitAtTheTick = gtc("A1", "EQ1", Side.BUY, 1, "95");
-    List<Order> all = List.of(sellStopHit, buyLimitHit, buyLimitMissed, sellLimitMissed, buyStopMissed,
-        sellStopMissed, buyLimitAtTheTick);
+    List<Order> all =
+        List.of(
+            sellStopHit,
+            buyLimitHit,
+            buyLimitMissed,
+            sellLimitMissed,
+            buyStopMissed,
+            sellStopMissed,
+            buyLimitAtTheTick);
     for (int i = 0; i < all.size(); i++) {
       flow.orders.pipeInput("M1", all.get(i), FlowFixture.NOW.plusMillis(10 + i));
     }
     assertThat(flow.results.isEmpty()).isTrue();
     tick("EQ1", "95");
     assertThat(flow.triggers.readValuesToList().stream().map(OrderTrigger::getOrderId))
-        .containsExactly(sellStopHit.getOrderId(), buyLimitHit.getOrderId(), buyLimitAtTheTick.getOrderId());
+        .containsExactly(
+            sellStopHit.getOrderId(), buyLimitHit.getOrderId(), buyLimitAtTheTick.getOrderId());
     assertThat(bookSize()).isEqualTo(4);
-    tick("EQ1", "101");                                                  // the other way: sell limit, buy stop
+    tick("EQ1", "101"); // the other way: sell limit, buy stop
     assertThat(flow.triggers.readValuesToList().stream().map(OrderTrigger::getOrderId))
         .containsExactly(sellLimitMissed.getOrderId(), buyStopMissed.getOrderId());
   }

@@ -12,9 +12,10 @@ import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.errors.DataException;
 
 /**
- * One field of a Connect record in PostgreSQL's COPY text format: {@code \N} for null, backslash escapes for
- * the characters that end a field or a row. Decimals are written exactly, timestamps in UTC with
- * milliseconds; a type a column of the flow's tables never has is refused (the record is dead-lettered).
+ * One field of a Connect record in PostgreSQL's COPY text format: {@code \N} for null, backslash
+ * escapes for the characters that end a field or a row. Decimals are written exactly, timestamps in
+ * UTC with milliseconds; a type a column of the flow's tables never has is refused (the record is
+ * dead-lettered).
  */
 final class CopyText {
   static final String NULL = "\\N";
@@ -48,8 +49,12 @@ final class CopyText {
     } else if (value instanceof Number || value instanceof Instant) {
       out.append(value);
     } else {
-      throw new DataException("a " + value.getClass().getSimpleName() + " (schema " + (schema == null ? "none"
-          : schema.type()) + ") has no column type in the flow's tables");
+      throw new DataException(
+          "a "
+              + value.getClass().getSimpleName()
+              + " (schema "
+              + (schema == null ? "none" : schema.type())
+              + ") has no column type in the flow's tables");
     }
   }
 

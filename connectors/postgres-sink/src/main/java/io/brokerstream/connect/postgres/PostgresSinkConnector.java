@@ -8,8 +8,8 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
 
 /**
- * The flow's topics into their Postgres tables, upserting by each table's primary key (or by the record's
- * place in Kafka), a batch at a time.
+ * The flow's topics into their Postgres tables, upserting by each table's primary key (or by the
+ * record's place in Kafka), a batch at a time.
  *
  * <pre>
  *   connection.url, connection.username, connection.password
@@ -18,8 +18,9 @@ import org.apache.kafka.connect.sink.SinkConnector;
  *   conflict.&lt;table&gt;  update (default: the newest record of a key wins) or nothing (rows never change)
  * </pre>
  *
- * Columns are the record's fields the table has; {@code synced_at} is the table's own (a trigger). A record
- * that cannot be written goes to the worker's dead letter queue with its cause (errors.tolerance=all).
+ * Columns are the record's fields the table has; {@code synced_at} is the table's own (a trigger).
+ * A record that cannot be written goes to the worker's dead letter queue with its cause
+ * (errors.tolerance=all).
  */
 public final class PostgresSinkConnector extends SinkConnector {
   static final String VERSION = "0.1.0";

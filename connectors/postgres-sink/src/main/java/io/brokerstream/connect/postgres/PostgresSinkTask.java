@@ -19,11 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Each batch Connect hands over is one transaction: per table, a COPY and an upsert ({@link TableSync}).
- * Committed before put returns, so the offsets Connect commits afterwards never run ahead of Postgres; a
- * batch written again after a restart rewrites the same rows (upserts by key). A batch that Postgres
- * refuses is written again record by record, and the records it still refuses go to the dead letter
- * queue with their cause; a lost connection is retried (the batch is handed over again).
+ * Each batch Connect hands over is one transaction: per table, a COPY and an upsert ({@link
+ * TableSync}). Committed before put returns, so the offsets Connect commits afterwards never run
+ * ahead of Postgres; a batch written again after a restart rewrites the same rows (upserts by key).
+ * A batch that Postgres refuses is written again record by record, and the records it still refuses
+ * go to the dead letter queue with their cause; a lost connection is retried (the batch is handed
+ * over again).
  */
 public final class PostgresSinkTask extends SinkTask {
   private static final Logger log = LoggerFactory.getLogger(PostgresSinkTask.class);
@@ -46,23 +47,31 @@ public final class PostgresSinkTask extends SinkTask {
       reporter = null; // an older worker: a refused record fails the task
     }
     try {
-      connection(); // a wrong password or a missing table fails the task now, not at its first record
+      connection(); // a wrong password or a missing table fails the task now, not at its first
+      // record
     } catch (SQLException e) {
       close();
       failIfMisconfigured(e);
-      log.warn("Postgres is not reachable yet ({}): the first batch will try again", e.getMessage());
+      log.warn(
+          "Postgres is not reachable yet ({}): the first batch will try again", e.getMessage());
     }
   }
 
   private Connection connection() throws SQLException {
     if (connection == null || connection.isClosed()) {
-      connection = DriverManager.getConnection(settings.url(), settings.user(), settings.password());
+      connection =
+          DriverManager.getConnection(settings.url(), settings.user(), settings.password());
       connection.setAutoCommit(false);
       tables.clear(); // staging tables are the session's
       for (Map.Entry<String, List<String>> e : settings.keyOfTable().entrySet()) {
         String table = e.getKey();
-        tables.put(table, new TableSync(table, e.getValue(), settings.updateOfTable().get(table),
-            TableSync.columnsOf(connection, table)));
+        tables.put(
+            table,
+            new TableSync(
+                table,
+                e.getValue(),
+                settings.updateOfTable().get(table),
+                TableSync.columnsOf(connection, table)));
       }
       connection.commit();
     }
@@ -80,10 +89,15 @@ public final class PostgresSinkTask extends SinkTask {
         continue; // a tombstone: rows are never deleted from here
       }
       if (!(r.value() instanceof Struct)) {
-        refuse(r, new DataException("the value is a " + r.value().getClass().getSimpleName() + ", not a record"));
+        refuse(
+            r,
+            new DataException(
+                "the value is a " + r.value().getClass().getSimpleName() + ", not a record"));
         continue;
       }
-      byTable.computeIfAbsent(settings.tableOfTopic().get(r.topic()), t -> new ArrayList<>()).add(r);
+      byTable
+          .computeIfAbsent(settings.tableOfTopic().get(r.topic()), t -> new ArrayList<>())
+          .add(r);
     }
     try {
       Connection c = connection();
@@ -97,7 +111,10 @@ public final class PostgresSinkTask extends SinkTask {
         if (e instanceof SQLException sql && lostConnection(sql)) {
           throw sql;
         }
-        log.warn("a batch of {} records was refused ({}): writing them one by one", records.size(), e.getMessage());
+        log.warn(
+            "a batch of {} records was refused ({}): writing them one by one",
+            records.size(),
+            e.getMessage());
         oneByOne(c, byTable);
       }
     } catch (SQLException e) {
@@ -127,23 +144,32 @@ public final class PostgresSinkTask extends SinkTask {
 
   private void refuse(SinkRecord r, Exception cause) {
     if (reporter == null) {
-      throw new ConnectException("record " + r.topic() + "/" + r.kafkaPartition() + "/" + r.kafkaOffset()
-          + " cannot be written", cause);
+      throw new ConnectException(
+          "record "
+              + r.topic()
+              + "/"
+              + r.kafkaPartition()
+              + "/"
+              + r.kafkaOffset()
+              + " cannot be written",
+          cause);
     }
     try {
       reporter.report(r, cause).get();
     } catch (Exception e) {
-      throw new ConnectException("the dead letter queue did not take " + r.topic() + "/" + r.kafkaOffset(), e);
+      throw new ConnectException(
+          "the dead letter queue did not take " + r.topic() + "/" + r.kafkaOffset(), e);
     }
   }
 
   /**
-   * SQLSTATE classes 28 (authorization: a wrong user or password), 3D (no such database) and 42 (no such
-   * table or column): retrying cannot help, the task fails and says why.
+   * SQLSTATE classes 28 (authorization: a wrong user or password), 3D (no such database) and 42 (no
+   * such table or column): retrying cannot help, the task fails and says why.
    */
   static boolean misconfigured(SQLException e) {
     String state = e.getSQLState();
-    return state != null && (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42"));
+    return state != null
+        && (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42"));
   }
 
   private static void failIfMisconfigured(SQLException e) {

@@ -24,22 +24,27 @@ import org.postgresql.PGConnection;
 
 /**
  * One table's sync: a batch of records becomes one COPY into a session-local staging table and one
- * INSERT ... SELECT ... ON CONFLICT into the table, in the caller's transaction. Where the batch holds a key
- * more than once, its last record wins (Kafka order), as row-by-row upserts would have left it: the batch is
- * reduced here, before it is sent (sorting it in Postgres by text keys under the database's collation cost
- * more than the rest of the write).
+ * INSERT ... SELECT ... ON CONFLICT into the table, in the caller's transaction. Where the batch
+ * holds a key more than once, its last record wins (Kafka order), as row-by-row upserts would have
+ * left it: the batch is reduced here, before it is sent (sorting it in Postgres by text keys under
+ * the database's collation cost more than the rest of the write).
  *
- * <p>Per row Postgres parses, plans and executes nothing: the statement runs once per batch. The Debezium
- * JDBC sink bound and executed an upsert per record (55 us of Postgres CPU per row here, against 13).
+ * <p>Per row Postgres parses, plans and executes nothing: the statement runs once per batch. The
+ * Debezium JDBC sink bound and executed an upsert per record (55 us of Postgres CPU per row here,
+ * against 13).
  */
 final class TableSync {
-  /** The key of a table whose rows are named by their place in Kafka (an order's events: many per order). */
-  static final List<String> KAFKA_KEY = List.of("__connect_topic", "__connect_partition", "__connect_offset");
+  /**
+   * The key of a table whose rows are named by their place in Kafka (an order's events: many per
+   * order).
+   */
+  static final List<String> KAFKA_KEY =
+      List.of("__connect_topic", "__connect_partition", "__connect_offset");
 
   final String table;
   private final List<String> key;
   private final boolean update;
-  private final Set<String> columns;  // the table's, in order
+  private final Set<String> columns; // the table's, in order
   private final String stage;
   private boolean staged;
   private Schema lastSchema;
@@ -53,7 +58,8 @@ final class TableSync {
     this.stage = "bs_stage_" + table;
     for (String k : key) {
       if (!columns.contains(k)) {
-        throw new IllegalArgumentException("table " + table + " has no key column " + k + " (columns " + columns + ")");
+        throw new IllegalArgumentException(
+            "table " + table + " has no key column " + k + " (columns " + columns + ")");
       }
     }
   }
@@ -61,8 +67,10 @@ final class TableSync {
   /** The columns of a table, in order, from the database. */
   static Set<String> columnsOf(Connection c, String table) throws SQLException {
     Set<String> out = new LinkedHashSet<>();
-    try (PreparedStatement s = c.prepareStatement("SELECT column_name FROM information_schema.columns "
-        + "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position")) {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT column_name FROM information_schema.columns "
+                + "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position")) {
       s.setString(1, table);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -71,12 +79,16 @@ final class TableSync {
       }
     }
     if (out.isEmpty()) {
-      throw new SQLException("no table " + table + " in the current schema", "42P01"); // undefined_table
+      throw new SQLException(
+          "no table " + table + " in the current schema", "42P01"); // undefined_table
     }
     return out;
   }
 
-  /** The columns a record fills: its fields that the table has, and its Kafka place for a Kafka-keyed table. */
+  /**
+   * The columns a record fills: its fields that the table has, and its Kafka place for a
+   * Kafka-keyed table.
+   */
   List<String> columnsFor(Schema schema) {
     if (schema == lastSchema) {
       return lastColumns;
@@ -92,7 +104,13 @@ final class TableSync {
     }
     for (String k : key) {
       if (!out.contains(k)) {
-        throw new DataException("a record of schema " + schema.name() + " has no field " + k + " for the key of " + table);
+        throw new DataException(
+            "a record of schema "
+                + schema.name()
+                + " has no field "
+                + k
+                + " for the key of "
+                + table);
       }
     }
     lastSchema = schema;
@@ -122,7 +140,10 @@ final class TableSync {
     return out.toString();
   }
 
-  /** The last record of each key, in the order of those last records (a Kafka-keyed table's are all unique). */
+  /**
+   * The last record of each key, in the order of those last records (a Kafka-keyed table's are all
+   * unique).
+   */
   static List<SinkRecord> lastOfEachKey(List<SinkRecord> records, List<String> key) {
     if (key.equals(KAFKA_KEY) || records.size() < 2) {
       return records;
@@ -141,18 +162,32 @@ final class TableSync {
   }
 
   /** The statement that moves a staged batch (one record per key) into the table. */
-  static String upsert(String table, String stage, List<String> columns, List<String> key, boolean update) {
+  static String upsert(
+      String table, String stage, List<String> columns, List<String> key, boolean update) {
     String cols = columns.stream().map(TableSync::quote).collect(Collectors.joining(", "));
     String keys = key.stream().map(TableSync::quote).collect(Collectors.joining(", "));
-    StringBuilder sql = new StringBuilder("INSERT INTO ").append(quote(table)).append(" (").append(cols).append(")")
-        .append(" SELECT ").append(cols).append(" FROM ").append(quote(stage)).append(" ON CONFLICT (").append(keys)
-        .append(") DO ");
+    StringBuilder sql =
+        new StringBuilder("INSERT INTO ")
+            .append(quote(table))
+            .append(" (")
+            .append(cols)
+            .append(")")
+            .append(" SELECT ")
+            .append(cols)
+            .append(" FROM ")
+            .append(quote(stage))
+            .append(" ON CONFLICT (")
+            .append(keys)
+            .append(") DO ");
     List<String> rest = columns.stream().filter(c -> !key.contains(c)).toList();
     if (!update || rest.isEmpty()) {
       sql.append("NOTHING");
     } else {
-      sql.append("UPDATE SET ").append(rest.stream().map(c -> quote(c) + " = EXCLUDED." + quote(c))
-          .collect(Collectors.joining(", ")));
+      sql.append("UPDATE SET ")
+          .append(
+              rest.stream()
+                  .map(c -> quote(c) + " = EXCLUDED." + quote(c))
+                  .collect(Collectors.joining(", ")));
     }
     return sql.toString();
   }
@@ -161,7 +196,10 @@ final class TableSync {
     return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
-  /** Writes the records (non-null Struct values of this table's topic) in the connection's transaction. */
+  /**
+   * Writes the records (non-null Struct values of this table's topic) in the connection's
+   * transaction.
+   */
   void write(Connection c, List<SinkRecord> records) throws SQLException {
     if (records.isEmpty()) {
       return;
@@ -169,7 +207,12 @@ final class TableSync {
     if (!staged) {
       try (Statement s = c.createStatement()) {
         // session-local, emptied by every commit: a batch never sees another's rows
-        s.execute("CREATE TEMP TABLE IF NOT EXISTS " + quote(stage) + " (LIKE " + quote(table) + ") ON COMMIT DELETE ROWS");
+        s.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS "
+                + quote(stage)
+                + " (LIKE "
+                + quote(table)
+                + ") ON COMMIT DELETE ROWS");
       }
       staged = true;
     }
@@ -184,8 +227,12 @@ final class TableSync {
       List<String> cols = columnsFor(schema);
       List<SinkRecord> run = lastOfEachKey(records.subList(from, to), key);
       byte[] rows = copyText(run, cols).getBytes(StandardCharsets.UTF_8);
-      String copy = "COPY " + quote(stage) + " (" + cols.stream().map(TableSync::quote).collect(Collectors.joining(", "))
-          + ") FROM STDIN";
+      String copy =
+          "COPY "
+              + quote(stage)
+              + " ("
+              + cols.stream().map(TableSync::quote).collect(Collectors.joining(", "))
+              + ") FROM STDIN";
       try {
         c.unwrap(PGConnection.class).getCopyAPI().copyIn(copy, new ByteArrayInputStream(rows));
       } catch (IOException e) {
@@ -205,7 +252,8 @@ final class TableSync {
   static List<String> keyOf(Map<String, String> settings, String table) {
     String k = settings.get("key." + table);
     if (k == null || k.isBlank()) {
-      throw new IllegalArgumentException("key." + table + " is missing: the columns of its primary key, or kafka");
+      throw new IllegalArgumentException(
+          "key." + table + " is missing: the columns of its primary key, or kafka");
     }
     return k.trim().equals("kafka") ? KAFKA_KEY : List.of(k.trim().split("\\s*,\\s*"));
   }

@@ -12,10 +12,10 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.errors.DataException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** Each value of the flow's records in COPY text: what Postgres reads back is the value. */
 class CopyTextTest {
@@ -23,8 +23,12 @@ class CopyTextTest {
     return Stream.of(
         Arguments.of(null, Schema.OPTIONAL_STRING_SCHEMA, "\\N"),
         Arguments.of("M000001", Schema.STRING_SCHEMA, "M000001"),
-        Arguments.of("tab\there\nnew\rline \\ back", Schema.STRING_SCHEMA, "tab\\there\\nnew\\rline \\\\ back"),
-        Arguments.of("\\N", Schema.STRING_SCHEMA, "\\\\N"), // a text that looks like null stays text
+        Arguments.of(
+            "tab\there\nnew\rline \\ back",
+            Schema.STRING_SCHEMA,
+            "tab\\there\\nnew\\rline \\\\ back"),
+        Arguments.of(
+            "\\N", Schema.STRING_SCHEMA, "\\\\N"), // a text that looks like null stays text
         Arguments.of("fullwidth Ａ and é", Schema.STRING_SCHEMA, "fullwidth Ａ and é"),
         Arguments.of(42L, Schema.INT64_SCHEMA, "42"),
         Arguments.of(-7, Schema.INT32_SCHEMA, "-7"),
@@ -32,7 +36,10 @@ class CopyTextTest {
         Arguments.of(false, Schema.BOOLEAN_SCHEMA, "f"),
         Arguments.of(new BigDecimal("123.450000"), Decimal.schema(6), "123.450000"),
         Arguments.of(new BigDecimal("-0.000001"), Decimal.schema(6), "-0.000001"),
-        Arguments.of(new BigDecimal("1E+3").setScale(6), Decimal.schema(6), "1000.000000"), // never an exponent
+        Arguments.of(
+            new BigDecimal("1E+3").setScale(6),
+            Decimal.schema(6),
+            "1000.000000"), // never an exponent
         Arguments.of(new Date(1_795_647_775_536L), Timestamp.SCHEMA, "2026-11-25 23:02:55.536+00"),
         Arguments.of(new Date(0), Timestamp.SCHEMA, "1970-01-01 00:00:00.000+00"));
   }
@@ -49,6 +56,7 @@ class CopyTextTest {
   void aTypeNoColumnHasIsRefused() {
     Schema list = SchemaBuilder.array(Schema.STRING_SCHEMA).build();
     assertThatThrownBy(() -> CopyText.append(new StringBuilder(), List.of("a"), list))
-        .isInstanceOf(DataException.class).hasMessageContaining("no column type");
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("no column type");
   }
 }

@@ -18,15 +18,25 @@ import org.junit.jupiter.api.Test;
 
 /** What the sync sends Postgres for a batch: the staged rows and the statement that moves them. */
 class TableSyncTest {
-  static final Schema POSITION = SchemaBuilder.struct().name("Position")
-      .field("account_id", Schema.STRING_SCHEMA).field("instrument_id", Schema.STRING_SCHEMA)
-      .field("quantity", Schema.INT64_SCHEMA).field("avg_cost", Decimal.schema(6))
-      .field("not_a_column", Schema.OPTIONAL_STRING_SCHEMA).build();
+  static final Schema POSITION =
+      SchemaBuilder.struct()
+          .name("Position")
+          .field("account_id", Schema.STRING_SCHEMA)
+          .field("instrument_id", Schema.STRING_SCHEMA)
+          .field("quantity", Schema.INT64_SCHEMA)
+          .field("avg_cost", Decimal.schema(6))
+          .field("not_a_column", Schema.OPTIONAL_STRING_SCHEMA)
+          .build();
 
   static SinkRecord position(String account, long qty, long offset) {
-    Struct v = new Struct(POSITION).put("account_id", account).put("instrument_id", "EQ1").put("quantity", qty)
-        .put("avg_cost", new BigDecimal("10.500000"));
-    return new SinkRecord("positions", 3, Schema.STRING_SCHEMA, account + "|EQ1", POSITION, v, offset);
+    Struct v =
+        new Struct(POSITION)
+            .put("account_id", account)
+            .put("instrument_id", "EQ1")
+            .put("quantity", qty)
+            .put("avg_cost", new BigDecimal("10.500000"));
+    return new SinkRecord(
+        "positions", 3, Schema.STRING_SCHEMA, account + "|EQ1", POSITION, v, offset);
   }
 
   static LinkedHashSet<String> columns(String... names) {
@@ -35,19 +45,35 @@ class TableSyncTest {
 
   @Test
   void aKeyedTableUpsertsTheLastRecordOfEachKeyAndSetsEveryOtherColumn() {
-    assertThat(TableSync.upsert("positions", "bs_stage_positions", List.of("account_id", "instrument_id", "quantity"),
-        List.of("account_id", "instrument_id"), true)).isEqualTo(
-        "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\") SELECT \"account_id\", "
-            + "\"instrument_id\", \"quantity\" FROM \"bs_stage_positions\" ON CONFLICT "
-            + "(\"account_id\", \"instrument_id\") DO UPDATE SET \"quantity\" = EXCLUDED.\"quantity\"");
-    assertThat(TableSync.upsert("order_events", "s", List.of("event", "__connect_offset"), List.of("__connect_offset"),
-        false)).endsWith("ON CONFLICT (\"__connect_offset\") DO NOTHING");
+    assertThat(
+            TableSync.upsert(
+                "positions",
+                "bs_stage_positions",
+                List.of("account_id", "instrument_id", "quantity"),
+                List.of("account_id", "instrument_id"),
+                true))
+        .isEqualTo(
+            "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\") SELECT \"account_id\", "
+                + "\"instrument_id\", \"quantity\" FROM \"bs_stage_positions\" ON CONFLICT "
+                + "(\"account_id\", \"instrument_id\") DO UPDATE SET \"quantity\" = EXCLUDED.\"quantity\"");
+    assertThat(
+            TableSync.upsert(
+                "order_events",
+                "s",
+                List.of("event", "__connect_offset"),
+                List.of("__connect_offset"),
+                false))
+        .endsWith("ON CONFLICT (\"__connect_offset\") DO NOTHING");
   }
 
   @Test
   void theRecordsFieldsTheTableHasAreItsColumnsInSchemaOrder() {
-    TableSync sync = new TableSync("positions", List.of("account_id", "instrument_id"), true,
-        columns("account_id", "instrument_id", "quantity", "avg_cost", "synced_at"));
+    TableSync sync =
+        new TableSync(
+            "positions",
+            List.of("account_id", "instrument_id"),
+            true,
+            columns("account_id", "instrument_id", "quantity", "avg_cost", "synced_at"));
     List<String> cols = sync.columnsFor(POSITION);
     assertThat(cols).containsExactly("account_id", "instrument_id", "quantity", "avg_cost");
     assertThat(TableSync.copyText(List.of(position("A1", 5, 10), position("A2", 7, 11)), cols))
@@ -56,46 +82,92 @@ class TableSyncTest {
 
   @Test
   void aBatchKeepsTheLastRecordOfEachKeyInTheOrderOfThoseLastRecords() {
-    List<SinkRecord> batch = List.of(position("A1", 5, 10), position("A2", 1, 11), position("A1", 7, 12),
-        position("A3", 2, 13));
+    List<SinkRecord> batch =
+        List.of(
+            position("A1", 5, 10),
+            position("A2", 1, 11),
+            position("A1", 7, 12),
+            position("A3", 2, 13));
     assertThat(TableSync.lastOfEachKey(batch, List.of("account_id", "instrument_id")))
-        .extracting(SinkRecord::kafkaOffset).containsExactly(11L, 12L, 13L);
+        .extracting(SinkRecord::kafkaOffset)
+        .containsExactly(11L, 12L, 13L);
     // rows named by their place in Kafka are all distinct: kept as they are
     assertThat(TableSync.lastOfEachKey(batch, TableSync.KAFKA_KEY)).isSameAs(batch);
   }
 
   @Test
   void aKafkaKeyedTableNamesEachRowByItsPlaceInKafka() {
-    TableSync sync = new TableSync("order_events", TableSync.KAFKA_KEY, false,
-        columns("account_id", "quantity", "__connect_topic", "__connect_partition", "__connect_offset"));
+    TableSync sync =
+        new TableSync(
+            "order_events",
+            TableSync.KAFKA_KEY,
+            false,
+            columns(
+                "account_id",
+                "quantity",
+                "__connect_topic",
+                "__connect_partition",
+                "__connect_offset"));
     List<String> cols = sync.columnsFor(POSITION);
-    assertThat(cols).containsExactly("account_id", "quantity", "__connect_topic", "__connect_partition",
-        "__connect_offset");
-    assertThat(TableSync.copyText(List.of(position("A9", 1, 77)), cols)).isEqualTo("A9\t1\tpositions\t3\t77\n");
+    assertThat(cols)
+        .containsExactly(
+            "account_id", "quantity", "__connect_topic", "__connect_partition", "__connect_offset");
+    assertThat(TableSync.copyText(List.of(position("A9", 1, 77)), cols))
+        .isEqualTo("A9\t1\tpositions\t3\t77\n");
   }
 
   @Test
   void aRecordWithoutTheKeyAndATableWithoutItAreRefused() {
     Schema partial = SchemaBuilder.struct().field("quantity", Schema.INT64_SCHEMA).build();
-    TableSync sync = new TableSync("positions", List.of("account_id"), true, columns("account_id", "quantity"));
-    assertThatThrownBy(() -> sync.columnsFor(partial)).isInstanceOf(DataException.class).hasMessageContaining("account_id");
-    assertThatThrownBy(() -> new TableSync("positions", List.of("missing"), true, columns("account_id")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no key column missing");
+    TableSync sync =
+        new TableSync("positions", List.of("account_id"), true, columns("account_id", "quantity"));
+    assertThatThrownBy(() -> sync.columnsFor(partial))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("account_id");
+    assertThatThrownBy(
+            () -> new TableSync("positions", List.of("missing"), true, columns("account_id")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no key column missing");
   }
 
   @Test
   void settingsNameATableKeyAndConflictRuleForEveryTopic() {
-    SinkSettings s = SinkSettings.of(Map.of("connection.url", "jdbc:postgresql://h/db", "topics", "order-results,order-events",
-        "key.order_results", "member_id, order_id,ingest_ts", "key.order_events", "kafka",
-        "conflict.order_events", "nothing"));
-    assertThat(s.tableOfTopic()).containsExactly(Map.entry("order-results", "order_results"),
-        Map.entry("order-events", "order_events"));
-    assertThat(s.keyOfTable().get("order_results")).containsExactly("member_id", "order_id", "ingest_ts");
+    SinkSettings s =
+        SinkSettings.of(
+            Map.of(
+                "connection.url",
+                "jdbc:postgresql://h/db",
+                "topics",
+                "order-results,order-events",
+                "key.order_results",
+                "member_id, order_id,ingest_ts",
+                "key.order_events",
+                "kafka",
+                "conflict.order_events",
+                "nothing"));
+    assertThat(s.tableOfTopic())
+        .containsExactly(
+            Map.entry("order-results", "order_results"), Map.entry("order-events", "order_events"));
+    assertThat(s.keyOfTable().get("order_results"))
+        .containsExactly("member_id", "order_id", "ingest_ts");
     assertThat(s.keyOfTable().get("order_events")).isEqualTo(TableSync.KAFKA_KEY);
-    assertThat(s.updateOfTable()).containsExactly(Map.entry("order_results", true), Map.entry("order_events", false));
+    assertThat(s.updateOfTable())
+        .containsExactly(Map.entry("order_results", true), Map.entry("order_events", false));
     assertThatThrownBy(() -> SinkSettings.of(Map.of("connection.url", "x", "topics", "positions")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("key.positions");
-    assertThatThrownBy(() -> SinkSettings.of(Map.of("connection.url", "x", "topics", "positions",
-        "key.positions", "a", "conflict.positions", "maybe"))).isInstanceOf(ConfigException.class);
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key.positions");
+    assertThatThrownBy(
+            () ->
+                SinkSettings.of(
+                    Map.of(
+                        "connection.url",
+                        "x",
+                        "topics",
+                        "positions",
+                        "key.positions",
+                        "a",
+                        "conflict.positions",
+                        "maybe")))
+        .isInstanceOf(ConfigException.class);
   }
 }
