@@ -45,8 +45,7 @@ public class PnlInput {
   public transient PnlInput terms;
 
   // Of option terms (not state): the option's mark, computed once a window however many positions
-  // hold it,
-  // and what the outputs were last told of it; and whether newer terms replaced these.
+  // hold it, and what the outputs were last told of it; and whether newer terms replaced these.
   transient MarkState mark;
   public transient boolean replaced;
 

@@ -173,8 +173,7 @@ public final class PnlJob {
         // windows end all through the second (staggered): a batch gathers many of them per request
         .setProperty("linger.ms", settings.get("sink.linger-ms"))
         // a window writes the marks of an equity's held instruments at once: large batches mean
-        // fewer of
-        // them to build and acknowledge per record
+        // fewer of them to build and acknowledge per record
         .setProperty("batch.size", "262144")
         .setProperty("compression.type", settings.get("sink.compression"))
         .setRecordSerializer(records)

@@ -31,8 +31,7 @@ public final class PnlPipeline {
                     settings.getLong("rollup.delta-flush-ms"),
                     market.pricer()))
             // the uid names the state layout: a savepoint of the older per-position map states is
-            // refused
-            // rather than restored into an empty book
+            // refused rather than restored into an empty book
             .name("revalue by underlying")
             .uid("revalue-books");
     long coalesce = settings.getLong("rollup.coalesce-ms");

@@ -118,8 +118,7 @@ class MarkSnapshotsTest {
     assertThat(fire(T0 + PERIOD - 1).main()).isEmpty();
     Out flushed = fire(T0 + PERIOD);
     // the second window's marks, field for field (the option's model value at that window's end,
-    // not
-    // a later one), on the snapshot output only: nothing was revalued
+    // not a later one), on the snapshot output only: nothing was revalued
     assertThat(flushed.snapshots()).containsExactlyInAnyOrderElementsOf(second.main());
     assertThat(flushed.main()).isEmpty();
     assertThat(fire(T0 + 3 * PERIOD))

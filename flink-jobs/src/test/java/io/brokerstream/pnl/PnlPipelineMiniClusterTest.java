@@ -82,8 +82,7 @@ class PnlPipelineMiniClusterTest {
       inputs.add(PnlInput.tick("EQ2", Micros.parse("45") + i * 10_000L, now + i, i));
     }
     // The ticks must land in one processing-time window to be revalued once: a window much longer
-    // than
-    // the time they take to pass (a 300 ms one was sometimes crossed while the job warmed up).
+    // than the time they take to pass (a 300 ms one was sometimes crossed while the job warmed up).
     PnlSettings settings =
         PnlSettings.defaults()
             .with("window.ms", "1000")
@@ -110,8 +109,7 @@ class PnlPipelineMiniClusterTest {
     List<PnlRecord> marks = out.stream().filter(r -> r.scope == null).toList();
     assertThat(marks).extracting(r -> r.instrumentId).containsOnly("EQ1", "EQ2", "OC1");
     // 100 ticks, one mark per held instrument per window: once, or twice when a loaded machine let
-    // the
-    // ticks straddle a window boundary, never once per tick or per position
+    // the ticks straddle a window boundary, never once per tick or per position
     Map<String, Long> written =
         marks.stream()
             .collect(

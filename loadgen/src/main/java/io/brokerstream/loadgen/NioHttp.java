@@ -239,8 +239,8 @@ final class NioHttp implements AutoCloseable {
     if (r == null) {
       return;
     }
-    // A kept-alive connection the server closed while it was idle never delivered the request:
-    // send it once more on a fresh connection.
+    // A kept-alive connection the server closed while it was idle never delivered the request: send
+    // it once more on a fresh connection.
     if (reused && unanswered && !r.retried() && !(e instanceof TimeoutException)) {
       waiting.addFirst(new Request(r.bytes(), r.callback(), r.timeoutNanos(), true));
       return;

@@ -33,8 +33,7 @@ final class ExerciseBoundary {
     double[] tau = new double[n + 1];
     double[] ratio = new double[n + 1];
     // Start from an exponential between K (at expiry) and the perpetual put's boundary K
-    // 2r/(2r+sigma^2)
-    // (Bjerksund and Stensland's shape); the iteration does the rest.
+    // 2r/(2r+sigma^2) (Bjerksund and Stensland's shape); the iteration does the rest.
     double perpetual = 2 * rate / (2 * rate + sigma * sigma);
     for (int i = 0; i <= n; i++) {
       double x = Math.sqrt(horizon) * (1 - Math.cos(i * Math.PI / n)) / 2;

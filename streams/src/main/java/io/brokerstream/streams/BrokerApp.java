@@ -119,13 +119,12 @@ public final class BrokerApp {
                 () -> {
                   log.info("shutting down");
                   // Each part closes whatever another one threw: Kafka Streams above all must
-                  // close, or its state
-                  // is left without checkpoints and the next start rebuilds it from the changelogs.
+                  // close, or its state is left without checkpoints and the next start rebuilds it
+                  // from the changelogs.
                   closeQuietly("gateway", gateway::close);
                   closeQuietly("order producer", submitter::close);
                   // Leaving the group lets a restarted instance take the partitions at once instead
-                  // of waiting
-                  // out this member's session.
+                  // of waiting out this member's session.
                   closeQuietly(
                       "kafka streams",
                       () ->

@@ -48,9 +48,8 @@ public final class StreamsProperties {
     // A crashed instance's partitions move after 10 s instead of 45.
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
-    // Few, large requests: on two cores the broker's CPU goes to requests more than to records.
-    // A fetch waits up to fetch.max-wait-ms for fetch.min-bytes, so at a thousand orders a second
-    // the
+    // Few, large requests: on two cores the broker's CPU goes to requests more than to records. A
+    // fetch waits up to fetch.max-wait-ms for fetch.min-bytes, so at a thousand orders a second the
     // consumer asks about 50 times a second, not once per record that arrives; under load the bytes
     // are there at once and nothing waits.
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
@@ -64,24 +63,21 @@ public final class StreamsProperties {
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 65_536);
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 100);
     // A transaction's records are sent by its commit at the latest (the commit flushes them):
-    // lingering as
-    // long as a commit interval costs nothing a reader could see and makes each commit one request.
+    // lingering as long as a commit interval costs nothing a reader could see and makes each commit
+    // one request.
     p.put(
         StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG),
         s.getLong("commit.interval.ms"));
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262_144);
     // Uncompressed: each new batch's LZ4 frame cost the stream thread more than its bytes cost the
-    // broker,
-    // and the broker validates a compressed batch by decompressing it.
+    // broker, and the broker validates a compressed batch by decompressing it.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "none");
     // One produce request in flight per broker. With pipelining, the first batch of a new
-    // transaction
-    // can be refused with CONCURRENT_TRANSACTIONS (the last commit's markers are still being
-    // written)
-    // while the batches behind it arrive and are refused as OUT_OF_ORDER_SEQUENCE_NUMBER; the
-    // producer
-    // then stalls for seconds. Measured with every service on (bench gateway, 1,000 orders/s):
-    // accept p99 6.3-7.5 s with five in flight, 0.6-2.6 s with one.
+    // transaction can be refused with CONCURRENT_TRANSACTIONS (the last commit's markers are still
+    // being written) while the batches behind it arrive and are refused as
+    // OUT_OF_ORDER_SEQUENCE_NUMBER; the producer then stalls for seconds. Measured with every
+    // service on (bench gateway, 1,000 orders/s): accept p99 6.3-7.5 s with five in flight, 0.6-2.6
+    // s with one.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
     p.putAll(s.streamsOverrides());
     return p;

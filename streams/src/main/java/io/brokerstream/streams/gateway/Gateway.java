@@ -501,10 +501,8 @@ public final class Gateway implements AutoCloseable {
     }
     long wait = RequestInput.queryLong(call, "wait_ms", defaultWaitMs, 0, maxWaitMs);
     // A waiting poll holds a connection and a waiter: bounded per member and in all. The store is
-    // read
-    // once per poll (after the waiter is registered, so no result slips between), except when no
-    // slot
-    // is free: a result that is already there is still answered rather than refused.
+    // read once per poll (after the waiter is registered, so no result slips between), except when
+    // no slot is free: a result that is already there is still answered rather than refused.
     if (wait == 0) {
       answerNow(
           call, where, key, new HttpError(404, "no result for order " + orderId + " (unknown)"));

@@ -128,8 +128,7 @@ final class Queries {
   }
 
   // Every request reads two or three global stores; building the query wrapper each time showed in
-  // the
-  // gateway's profile. A global store never migrates, so its wrapper is kept until it throws.
+  // the gateway's profile. A global store never migrates, so its wrapper is kept until it throws.
   @SuppressWarnings("unchecked")
   private <V> ReadOnlyKeyValueStore<String, V> globalStore(String name) {
     ReadOnlyKeyValueStore<String, ?> cached = globals.get(name);

@@ -134,9 +134,8 @@ public final class BookProcessor
     List<Fired> fired = new ArrayList<>();
     String level = null;
     // Levels from the price up: buy limits and sell stops; levels up to the price: sell limits and
-    // buy stops.
-    // Most ticks cross nothing: the best level of each group (kept in memory) says so without a
-    // read.
+    // buy stops. Most ticks cross nothing: the best level of each group (kept in memory) says so
+    // without a read.
     for (BookTops.Group g : BookTops.Group.values()) {
       if (g != BookTops.Group.O && tops.crossed(equity, g, spot)) {
         level = level == null ? String.format("%019d|", spot) : level;

@@ -74,8 +74,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     working = new WorkingOrders(context);
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
-    // Forget order ids past their retention a slice at a time, so no sweep stalls the task.
-    // A working order's id stays taken while it works, however long that is.
+    // Forget order ids past their retention a slice at a time, so no sweep stalls the task. A
+    // working order's id stays taken while it works, however long that is.
     OrderIdSweeper sweeper =
         new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE, working::working);
     context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);

@@ -133,8 +133,8 @@ public final class OrderTopology {
         .selectKey((key, letter) -> BoundedLetters.clip(key, 64), Named.as("refused-tick-key"))
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));
     // Ticks arrive far faster than prices need to change for pricing: keep the latest per
-    // instrument
-    // in a cached table and emit it at most once a commit, into the compacted prices.latest.
+    // instrument in a cached table and emit it at most once a commit, into the compacted
+    // prices.latest.
     KStream<String, PriceTick> accepted =
         ticks
             .get("ticks-accepted")
@@ -151,8 +151,8 @@ public final class OrderTopology {
         .to(Topics.PRICES_LATEST, Produced.with(keys, serdes.tick()));
 
     // The book of working orders, beside the ticks that cross them: entries from the member tasks
-    // and the
-    // accepted ticks meet in one task per equity; crossed orders go back to their member's task.
+    // and the accepted ticks meet in one task per equity; crossed orders go back to their member's
+    // task.
     OrderDecider decider =
         new OrderDecider(
             MarketModel.load().pricer(),
@@ -178,8 +178,7 @@ public final class OrderTopology {
     Topology topology = builder.build(streamsProps);
 
     // Results by member|order id, from the committed order-results topic, which is also what the
-    // store is
-    // restored from; each wakes the gateway's long polls waiting for it.
+    // store is restored from; each wakes the gateway's long polls waiting for it.
     topology.addReadOnlyStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
@@ -193,8 +192,7 @@ public final class OrderTopology {
         () -> new ResultsProcessor(results, onResult));
 
     // The decision: one order at a time per member, exactly once; a working order's trigger or
-    // cancel in
-    // the same task, on the same stores.
+    // cancel in the same task, on the same stores.
     Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
     MarketCalendar calendar =
         new MarketCalendar(
@@ -213,8 +211,7 @@ public final class OrderTopology {
         .addStateStore(
             memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
         // Every order id a member used: many, each written once and read once on arrival, kept a
-        // day.
-        // On disk (RocksDB, bounded memory), not on the heap; no record cache.
+        // day. On disk (RocksDB, bounded memory), not on the heap; no record cache.
         .addStateStore(
             memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
         .addSource(

@@ -113,10 +113,8 @@ public final class WorkingOrderProcessor
         null,
         order.getTraceId());
     // Decided again in full at the crossing price and the broker's time of the tick: the account,
-    // the
-    // instrument, short rules and buying power (less what the member's other working orders hold)
-    // may
-    // have changed while it rested. A stop order is a market order now: no limit to meet.
+    // the instrument, short rules and buying power (less what the member's other working orders
+    // hold) may have changed while it rested. A stop order is a market order now: no limit to meet.
     Decision decision =
         decider.decide(
             order,

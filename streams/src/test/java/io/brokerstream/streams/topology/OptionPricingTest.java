@@ -41,8 +41,7 @@ class OptionPricingTest {
   @Test
   void europeanOptionsMatchTheReferenceValues() {
     // S=100 (the latest price), K=100, T=1, r=0.05, sigma=0.2 (EQ1's volatility): the reference
-    // values
-    // hold for the market model's rate
+    // values hold for the market model's rate
     assertThat(MarketModel.load().rate()).isEqualTo(0.05);
     flow.option("C", "EQ1", "CALL", "EUROPEAN", "100", MATURITY)
         .option("P", "EQ1", "PUT", "EUROPEAN", "100", MATURITY);

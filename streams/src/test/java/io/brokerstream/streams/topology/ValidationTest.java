@@ -130,8 +130,7 @@ class ValidationTest {
     assertRejected(flow.buy("A1", "OP3", 1), NO_PRICE, "no price yet for EQ3");
     assertRejected(flow.buy("A1", "OP4", 1), NO_PRICE, "no volatility for EQ4");
     // A call far out of the money on its last day is worth less than half a micro: nothing to trade
-    // at, not
-    // a free fill of any size (at 0 it would commit no buying power).
+    // at, not a free fill of any size (at 0 it would commit no buying power).
     LocalDate today = FlowFixture.NOW.atZone(java.time.ZoneOffset.UTC).toLocalDate();
     flow.option("OPZ", "EQ1", "CALL", "EUROPEAN", "1000", today);
     assertRejected(flow.buy("A1", "OPZ", 1_000_000_000), NO_PRICE, "rounds to 0.000000");

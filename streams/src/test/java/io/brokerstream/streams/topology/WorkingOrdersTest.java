@@ -534,8 +534,7 @@ class WorkingOrdersTest {
   @Test
   void anAmendAndAFillRacingEndAsExactlyOneOfThem() {
     // The book triggers the old terms while the amend is on its way: the amend wins, the stale
-    // trigger is
-    // dropped, and the amended order works on.
+    // trigger is dropped, and the amended order works on.
     Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
     place(buy);
     long placed = working(buy.getOrderId()).placedMs();
