@@ -9,7 +9,8 @@ COPY pricing pricing
 COPY rules rules
 COPY streams streams
 COPY flink-jobs flink-jobs
-COPY loadgen loadgen
+COPY loadtest/loadgen loadtest/loadgen
+COPY connectors/postgres-sink connectors/postgres-sink
 COPY baseline baseline
 RUN mvn -q -B -s .mvn/settings.xml package -DskipTests
 

@@ -164,3 +164,13 @@ def test_the_overlay_takes_its_ports_from_the_native_defaults():
     assert "BS_KAFKA_2_PORT" in found and "BS_KAFKA_3_PORT" in found
     for key, value in found.items():
         assert defaults.get(key) == value, f"{key}: overlay default {value}, stack.env {defaults.get(key)}"
+
+
+def test_the_apps_image_copies_every_module_the_maven_reactor_builds():
+    # the image runs the same `mvn package` as the native install: a module it lacks fails that build
+    import re
+
+    modules = re.findall(r"<module>([^<]+)</module>", (config.ROOT / "pom.xml").read_text())
+    dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
+    copied = set(re.findall(r"^COPY (\S+) \1$", dockerfile, re.M))
+    assert modules and set(modules) <= copied, set(modules) - copied

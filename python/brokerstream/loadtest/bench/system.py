@@ -5,7 +5,7 @@ rates, ticks flowing, and what each step did to latency, lag, CPU and memory.
                                 [--step-seconds 30] [--tick-rate 10000] [--http-max 2000]
                                 [--positions 20000] [--short] [--architecture streams|baseline]
 
-- Orders come from the load client (loadgen/, one JVM for the run), open-loop: order i is due at
+- Orders come from the load client (loadtest/loadgen/, one JVM for the run), open-loop: order i is due at
   start + i / rate and every latency counts from its due time, so a slow server cannot hide behind a
   slow client. Rates up to --http-max go through the gateway (POST, then a long poll of the result);
   higher ones straight into the orders topic, as the gateway writes them. The client's own CPU is
@@ -286,7 +286,7 @@ class LoadClient:
     """The loadgen JVM: one step per request line, one JSON answer per step."""
 
     def __init__(self, cfg: Config, plan_json: dict, cpu: CpuGroups):
-        jar = Layout(cfg).module_jar("loadgen", "loadgen-0.1.0.jar")
+        jar = Layout(cfg).module_jar("loadtest/loadgen", "loadgen-0.1.0.jar")
         if not jar.exists():
             raise FileNotFoundError(f"{jar} is missing: ./brokerstream install builds it")
         self.plan_file = Path(tempfile.mkstemp(prefix="loadgen-plan-", suffix=".json")[1])
