@@ -1,6 +1,6 @@
 """Members trading through the gateway: Locust users and the load shape of the run.
 
-Run through the launcher (`./brokerstream load run ...`), which sets BS_* for the stack and the
+Run through the launcher (`./brokerstream load --shape ...`), which sets BS_* for the stack and the
 shape; or by hand: `locust -f loadtest/locustfile.py --host http://127.0.0.1:19080` (web UI).
 Settings (environment): BS_LOAD_SHAPE constant|breaking-point|bursts, BS_LOAD_USERS, BS_LOAD_DURATION,
 BS_LOAD_THINK_MIN/MAX (seconds), BS_LOAD_WEIGHTS "order,status,positions" (default 6,3,1),
