@@ -139,25 +139,24 @@ class OrderDeciderTest {
       long held,
       String reserved,
       String expected) {
-    // a held position was bought at 100: it commits held x 100 of the member's buying power
-    PositionState position = new PositionState(held, held == 0 ? 0 : Micros.parse("100"), 0, 1);
-    RiskState risk = new RiskState(PositionMath.exposure(position, 1), 0);
+    PositionState position = heldAt100(held);
     Order order =
-        Order.newBuilder()
-            .setOrderId("o-1")
-            .setAccountId(account)
-            .setInstrumentId(instrument)
-            .setSide(side)
-            .setQuantity(quantity)
+        order(account, instrument, side, quantity)
             .setLimitPrice(limit == null ? null : new BigDecimal(limit).setScale(6))
             .setStopPrice(stop == null ? null : new BigDecimal(stop).setScale(6))
             .setTimeInForce(tif)
-            .setClientTs(RECEIVED)
             .build();
 
     Decision decision =
         decider.decide(
-            order, memberKey, RECEIVED, REF, position, risk, null, Micros.parse(reserved));
+            order,
+            memberKey,
+            RECEIVED,
+            REF,
+            position,
+            riskOf(position),
+            null,
+            Micros.parse(reserved));
 
     if ("FILLED".equals(expected)) {
       assertThat(decision).as(what).isInstanceOf(Decision.Filled.class);
@@ -174,7 +173,6 @@ class OrderDeciderTest {
       delimiter = '#',
       value = {
         // what                              # side # qty # held # fill  # cash delta  # committed
-        // after
         "a buy pays price x quantity         # BUY  # 10  # 0    # 100   # -1000       # 1000",
         "a sell of a long receives and frees # SELL # 4   # 10   # 100   # 400         # 600",
         "a short sale receives and commits   # SELL # 3   # 0    # 100   # 300         # 300",
@@ -187,25 +185,36 @@ class OrderDeciderTest {
       String fill,
       String cashDelta,
       String committedAfter) {
-    PositionState position = new PositionState(held, held == 0 ? 0 : Micros.parse("100"), 0, 1);
-    RiskState risk = new RiskState(PositionMath.exposure(position, 1), 0);
-    Order order =
-        Order.newBuilder()
-            .setOrderId("o-1")
-            .setAccountId("A5")
-            .setInstrumentId("EQ1")
-            .setSide(side)
-            .setQuantity(quantity)
-            .setClientTs(RECEIVED)
-            .build();
+    PositionState position = heldAt100(held);
+    Order order = order("A5", "EQ1", side, quantity).build();
 
     Decision.Filled filled =
         (Decision.Filled)
-            decider.decide(order, "M1", RECEIVED, REF, position, risk, Micros.parse(fill), 0);
+            decider.decide(
+                order, "M1", RECEIVED, REF, position, riskOf(position), Micros.parse(fill), 0);
 
     assertThat(filled.fillPrice()).as(what).isEqualTo(Micros.parse(fill));
     assertThat(filled.cashDelta()).as(what).isEqualTo(Micros.parse(cashDelta));
     assertThat(filled.risk().committed()).as(what).isEqualTo(Micros.parse(committedAfter));
+  }
+
+  /** A position of {@code held} bought at 100: it commits held x 100 of the member's power. */
+  private static PositionState heldAt100(long held) {
+    return new PositionState(held, held == 0 ? 0 : Micros.parse("100"), 0, 1);
+  }
+
+  private static RiskState riskOf(PositionState position) {
+    return new RiskState(PositionMath.exposure(position, 1), 0);
+  }
+
+  private static Order.Builder order(String account, String instrument, Side side, long quantity) {
+    return Order.newBuilder()
+        .setOrderId("o-1")
+        .setAccountId(account)
+        .setInstrumentId(instrument)
+        .setSide(side)
+        .setQuantity(quantity)
+        .setClientTs(RECEIVED);
   }
 
   private static Member member(String id, String status) {
