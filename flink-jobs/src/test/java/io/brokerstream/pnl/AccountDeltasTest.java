@@ -8,12 +8,8 @@ import static io.brokerstream.pnl.RevaluerTest.tick;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.money.Micros;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,17 +25,7 @@ class AccountDeltasTest {
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
       OperatorSubtaskState restore) throws Exception {
-    var harness =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Revaluer(W, false, 0, FLUSH, PRICER)),
-            (PnlInput in) -> in.underlyingId,
-            Types.STRING);
-    harness.setup();
-    if (restore != null) {
-      harness.initializeState(restore);
-    }
-    harness.open();
-    return harness;
+    return Harnesses.revaluer(new Revaluer(W, false, 0, FLUSH, PRICER), restore);
   }
 
   @AfterEach
@@ -48,15 +34,7 @@ class AccountDeltasTest {
   }
 
   List<PnlDelta> passedOn() {
-    List<PnlDelta> out = new ArrayList<>();
-    var queue = h.getSideOutput(Revaluer.ACCOUNT_DELTAS);
-    if (queue != null) {
-      for (StreamRecord<PnlDelta> r : queue) {
-        out.add(r.getValue());
-      }
-      queue.clear();
-    }
-    return out;
+    return Harnesses.drain(h, Revaluer.ACCOUNT_DELTAS);
   }
 
   @Test

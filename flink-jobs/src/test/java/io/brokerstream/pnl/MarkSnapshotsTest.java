@@ -9,10 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brokerstream.money.Micros;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,17 +32,7 @@ class MarkSnapshotsTest {
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
       OperatorSubtaskState restore) throws Exception {
-    var harness =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER)),
-            (PnlInput in) -> in.underlyingId,
-            Types.STRING);
-    harness.setup();
-    if (restore != null) {
-      harness.initializeState(restore);
-    }
-    harness.open();
-    return harness;
+    return Harnesses.revaluer(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER), restore);
   }
 
   @AfterEach
@@ -62,19 +49,9 @@ class MarkSnapshotsTest {
 
   Out fire(long time) throws Exception {
     h.getOutput().clear();
-    var side = h.getSideOutput(Revaluer.SNAPSHOTS);
-    if (side != null) {
-      side.clear();
-    }
+    Harnesses.drain(h, Revaluer.SNAPSHOTS);
     h.setProcessingTime(time);
-    List<MarkRecord> snapshots = new ArrayList<>();
-    side = h.getSideOutput(Revaluer.SNAPSHOTS);
-    if (side != null) {
-      for (StreamRecord<MarkRecord> r : side) {
-        snapshots.add(r.getValue());
-      }
-    }
-    return new Out(h.extractOutputValues(), snapshots);
+    return new Out(h.extractOutputValues(), Harnesses.drain(h, Revaluer.SNAPSHOTS));
   }
 
   @Test

@@ -10,8 +10,6 @@ import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -38,12 +36,7 @@ class RevaluerTest {
 
   @BeforeEach
   void open() throws Exception {
-    h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
-            in -> in.underlyingId,
-            Types.STRING);
-    h.open();
+    h = Harnesses.revaluer(new Revaluer(W, PRICER), null);
     h.setProcessingTime(T0);
   }
 
@@ -298,14 +291,7 @@ class RevaluerTest {
     in(tick("EQ1", "101", T0 + 1));
     var snapshot = h.snapshot(1, T0 + 2);
     h.close();
-    h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Revaluer(W, PRICER)),
-            in -> in.underlyingId,
-            Types.STRING);
-    h.setup();
-    h.initializeState(snapshot);
-    h.open();
+    h = Harnesses.revaluer(new Revaluer(W, PRICER), snapshot);
     h.setProcessingTime(T0 + 2);
     assertThat(fire(T0 + W))
         .singleElement()
@@ -316,12 +302,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Revaluer(W, true, 0, 0, PRICER)),
-            in -> in.underlyingId,
-            Types.STRING);
-    h.open();
+    h = Harnesses.revaluer(new Revaluer(W, true, 0, 0, PRICER), null);
     h.setProcessingTime(T0);
     // two equities whose phases differ, so their windows end at different instants
     String a = "EQ1";

@@ -3,11 +3,7 @@ package io.brokerstream.pnl;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.money.Micros;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
@@ -28,27 +24,14 @@ class RollUpTest {
 
   static KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> harness(
       PnlRecord.Scope scope) throws Exception {
-    var h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new RollUp(scope, 100)),
-            (PnlDelta d) -> scope == PnlRecord.Scope.ACCOUNT ? d.accountId : d.memberId,
-            Types.STRING);
-    h.open();
+    var h = Harnesses.rollUp(new RollUp(scope, 100), scope);
     h.setProcessingTime(0);
     return h;
   }
 
   static List<PnlDelta> upward(
       KeyedOneInputStreamOperatorTestHarness<String, PnlDelta, PnlRecord> h) {
-    List<PnlDelta> out = new ArrayList<>();
-    var queue = h.getSideOutput(RollUp.MEMBER_DELTAS);
-    if (queue != null) {
-      for (StreamRecord<PnlDelta> r : queue) {
-        out.add(r.getValue());
-      }
-      queue.clear();
-    }
-    return out;
+    return Harnesses.drain(h, RollUp.MEMBER_DELTAS);
   }
 
   @Test
