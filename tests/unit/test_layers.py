@@ -35,8 +35,17 @@ def imports_of(path: Path, module: str) -> list[tuple[int, str]]:
             if target == "brokerstream":  # `from brokerstream import gen`: each name is a module
                 found += [(node.lineno, f"brokerstream.{a.name}") for a in node.names]
             else:
-                found.append((node.lineno, target))
+                # `from brokerstream.loadtest.bench import drain` imports the module drain
+                found += [
+                    (node.lineno, f"{target}.{a.name}" if _is_module(f"{target}.{a.name}") else target)
+                    for a in node.names
+                ]
     return found
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
 def modules():
@@ -78,12 +87,52 @@ def test_the_check_catches_an_import_against_the_direction():
     assert len(found) > 20
 
 
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_two_modules_import_each_other_even_lazily():
+    graph = {m: {t for _, t in imports_of(p, m) if t != m} for p, m in modules()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
 def test_relative_imports_are_resolved_to_their_layer(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("from ..common import config\nfrom . import usl\nfrom brokerstream import gen, ops\n")
     assert imports_of(f, "brokerstream.lab.x") == [
-        (1, "brokerstream.common"),
-        (2, "brokerstream.lab"),
+        (1, "brokerstream.common.config"),
+        (2, "brokerstream.lab.usl"),
         (3, "brokerstream.gen"),
         (3, "brokerstream.ops"),
     ]

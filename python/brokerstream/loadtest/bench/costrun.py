@@ -238,8 +238,8 @@ def run(
 def store(cfg: Config, result: CostResult) -> None:
     from dataclasses import asdict
 
-    from brokerstream.loadtest.driver import new_record
     from brokerstream.metrics import store as chstore
+    from brokerstream.metrics.runs import new_record
 
     record = new_record(cfg, "cost", "windows", json.dumps(result.settings), result.settings["seed"], 1)
     record.run_id, record.started, record.ended = result.run_id, result.started, dt.datetime.now(dt.timezone.utc)

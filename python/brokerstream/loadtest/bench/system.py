@@ -804,8 +804,8 @@ def hop_rows(run_id: str, s: StepResult) -> list[list]:
 def store(
     cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None, costs: list | None = None
 ) -> None:
-    from brokerstream.loadtest.driver import new_record
     from brokerstream.metrics import store as chstore
+    from brokerstream.metrics.runs import new_record
 
     record = new_record(cfg, "system", "steps", json.dumps(result.settings, default=str), result.settings["seed"], 1)
     record.run_id, record.started, record.ended = result.run_id, started, dt.datetime.now(dt.timezone.utc)
