@@ -76,7 +76,8 @@ WITH runs_of AS (
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
          cc.value AS r_client_cores, fl.value AS r_floor, rv.value AS r_revalued,
-         rv.run_id AS r_revalued_run
+         rv.run_id AS r_revalued_run, idl.value AS r_idle_cores,
+         idl.run_id AS r_idle_run
   FROM experiment_runs AS e FINAL
   INNER JOIN run_prices AS p ON p.run_id = e.run_id
   LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id
@@ -87,6 +88,7 @@ WITH runs_of AS (
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'client_cpu_cores') AS cc ON cc.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla_is_floor') AS fl ON fl.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'drain_revalued_per_s') AS rv ON rv.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'idle_cpu_cores') AS idl ON idl.run_id = e.run_id
   WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL
                            WHERE (architecture = 'baseline') = {baseline})),
 per_step AS (
@@ -96,6 +98,10 @@ per_step AS (
          avgIf(r_orders_per_s, kind = 'drain') AS orders_per_s,
          minIf(r_orders_per_s, kind = 'drain') AS orders_per_s_min,
          maxIf(r_orders_per_s, kind = 'drain') AS orders_per_s_max,
+         groupArrayIf(r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0) AS orders_per_s_runs,
+         groupArrayIf(r_pnl_per_s, kind = 'pnl' AND r_pnl_per_s > 0) AS pnl_per_s_runs,
+         -- a left join's unmatched row carries defaults, not NULLs: the idle figure exists where its run id does
+         avgIf(r_idle_cores, kind = 'drain' AND r_idle_run != '') AS idle_cpu_cores,
          avgIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s,
          minIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_min,
          maxIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_max,
@@ -110,7 +116,8 @@ per_step AS (
   FROM runs_of GROUP BY step)
 SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, repeats, round(usd_hour, 6) AS usd_hour,
        round(orders_per_s, 3) AS orders_per_s, round(orders_per_s_min, 3) AS orders_per_s_min,
-       round(orders_per_s_max, 3) AS orders_per_s_max,
+       round(orders_per_s_max, 3) AS orders_per_s_max, orders_per_s_runs, pnl_per_s_runs,
+       round(idle_cpu_cores, 3) AS idle_cpu_cores,
        round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s_min, 3) AS pnl_per_s_min, round(pnl_per_s_max, 3) AS pnl_per_s_max,
        round(pnl_during_drain_per_s, 3) AS pnl_during_drain_per_s, round(http_client_cpu_cores, 3) AS http_client_cpu_cores,
        round(c_sla, 3) AS c_sla, round(c_sla_min, 3) AS c_sla_min, round(c_sla_max, 3) AS c_sla_max,

@@ -38,6 +38,7 @@ def lab(stack, world, tmp_path_factory):
         pnl_positions=2_000,
         pnl_tick_rate=2_000,
         pnl_seconds=6,
+        idle_seconds=3,
     )
     experiment_id = experiment.run(stack, plan, progress=progress)
     out = tmp_path_factory.mktemp("report")
@@ -90,6 +91,22 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
     assert len(revalued) == 3 and all(v > 0 for (v,) in revalued)
 
 
+def test_each_step_measured_the_idle_stack_under_its_quota(stack, lab):
+    client = store.connect(stack)
+    try:
+        idle = client.query(
+            "SELECT e.vcpus, res.value FROM experiment_runs AS e FINAL INNER JOIN run_results AS res FINAL "
+            "ON res.run_id = e.run_id WHERE e.experiment_id = {e:String} AND res.name = 'idle_cpu_cores' "
+            "ORDER BY e.vcpus",
+            parameters={"e": lab[0]},
+        ).result_rows
+    finally:
+        client.close()
+    # the stack is never idle at zero (brokers, Connect, the P&L job) and cannot pass its quota
+    assert [v for v, _ in idle] == [0.5, 1, 2]
+    assert all(0 < cores <= quota * 1.10 for quota, cores in idle), idle
+
+
 def test_the_report_has_three_steps_a_usl_fit_and_renders_in_chromium(lab, tmp_path):
     page = lab[3]
     dom = screenshot.dom(page)
@@ -98,6 +115,8 @@ def test_the_report_has_three_steps_a_usl_fit_and_renders_in_chromium(lab, tmp_p
     orders = orders[: orders.index("</svg>")]
     assert len(re.findall(r'class="point"', orders)) >= 3 + 3  # measured at both prices, then the model
     assert 'class="series line model"' in orders
-    assert "Universal Scalability Law fits the drain" in dom
+    assert "Universal Scalability Law fits the drain after taking out the idle stack" in dom
+    # three levels cannot be tested by holding one out: the model is drawn with its band, not beyond the steps
+    assert "too few to hold one out" in dom and 'class="band-area"' in dom
     png = screenshot.capture(page, tmp_path / "scaling.png")
     assert png.stat().st_size > 20_000

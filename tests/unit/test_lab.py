@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from brokerstream.lab import analysis, labreport, steps, usl
+from brokerstream.lab import analysis, labreport, model, steps, usl
 from brokerstream.metrics import pricesheet, store
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
@@ -161,6 +161,8 @@ def client(tmp_path_factory):
             ["p1a", "positions_revalued_per_s", 1000.0],
             ["p1b", "positions_revalued_per_s", 3000.0],
             ["p2", "positions_revalued_per_s", 5000.0],
+            ["d1a", "idle_cpu_cores", 0.2],
+            ["d1b", "idle_cpu_cores", 0.3],
         ],
         column_names=["run_id", "name", "value"],
     )
@@ -218,6 +220,9 @@ def test_scaling_steps_against_hand_computed_values(client):
     assert s1["scalability_vs_previous"] is None
     assert s2["scalability_vs_previous"] == pytest.approx((1500 / 0.134) / (1000 / 0.08744), abs=1e-6)
     assert s2["max_cpu_cores"] == pytest.approx(1.2)
+    assert sorted(s1["orders_per_s_runs"]) == [900, 1100] and s2["orders_per_s_runs"] == [1500]
+    assert sorted(s1["pnl_per_s_runs"]) == [1000, 3000]
+    assert s1["idle_cpu_cores"] == pytest.approx(0.25) and math.isnan(s2["idle_cpu_cores"])
 
 
 def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
@@ -231,7 +236,11 @@ def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
     text = " ".join(a.conclusions)
     assert "1,000 to 1,500 orders/s (x1.50)" in text and "Fargate" in text
     assert "A dollar-hour buys the most orders at 1 vCPU" in text
-    assert "At 2 vCPU the breaking-point run reached its users cap" in text and "At 1 vCPU the breaking" not in text
+    # the unbroken run's 80 requests/s is a floor: reported as one, never as the step's C_SLA
+    assert "No C_SLA at 2 vCPU (unbroken at 80 requests/s)" in text and "1 vCPU (unbroken" not in text
+    assert "the gateway held 50 requests/s" in text
+    assert math.isnan(s2["c_sla"]) and s2["c_sla_floor"] == 80 and math.isnan(s2["usd_per_1000_requests_at_sla"])
+    assert s1["c_sla"] == 50 and "c_sla_floor" not in s1
 
 
 def _rows(vcpus_and_rates):
@@ -271,24 +280,30 @@ def _rows(vcpus_and_rates):
     return out
 
 
-def test_four_steps_give_a_usl_fit_a_projection_and_conclusions():
+def test_four_steps_give_a_fit_a_held_out_test_and_a_projection_only_as_far_as_it_supports():
     truth = usl.Usl(lam=2000, sigma=0.1, kappa=0.01, unit=0.5, r2=1)
-    a = analysis.analyse(_rows([(v, truth.throughput(v)) for v in (0.5, 1, 1.5, 2)]), pricesheet.load())
+    a = analysis.analyse(_rows([(v, truth.throughput(v)) for v in (0.5, 1, 1.5, 2)]), pricesheet.load(), boots=20)
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3) and a.usl_orders.kappa == pytest.approx(0.01, abs=2e-4)
-    assert [p["vcpus"] for p in a.projection] == [4, 8, 16, 32, 64]
-    p64 = a.projection[-1]
-    assert p64["memory_gb"] == 256 and p64["usd_hour"] == pytest.approx(64 * 0.04656 + 256 * 0.00511)
-    assert p64["orders_per_s"] == pytest.approx(truth.throughput(64), rel=0.02)
-    assert any("Universal Scalability Law" in c and "A model, not a measurement" in c for c in a.conclusions)
+    # 1.5 -> 2 vCPU was predicted from the rest: the model may reach as far beyond 2 (x 2/1.5), not to 64
+    assert a.model_orders.holdout.passed and a.model_orders.holdout.error == pytest.approx(0, abs=0.01)
+    assert [p["vcpus"] for p in a.projection] == [pytest.approx(2.667, abs=1e-3)]
+    far = a.projection[-1]
+    assert far["orders_per_s"] == pytest.approx(truth.throughput(far["vcpus"]), rel=0.02)
+    assert far["orders_per_s_lo"] <= far["orders_per_s"] * (1 + 1e-9) and far["orders_per_s_hi"] >= far[
+        "orders_per_s"
+    ] * (1 - 1e-9)
+    text = " ".join(a.conclusions)
+    assert "A model, not a measurement" in text and "held out, the 2 vCPU step was predicted" in text
+    assert "the idle stack's CPU was not measured" in text and "understate run-to-run spread" in text
     lines = labreport.summary(a)
-    assert len(lines) == 2 and "0.5 vCPU" in lines[0] and "sigma 0.100" in lines[1]
+    assert len(lines) == 2 and "0.5 vCPU" in lines[0] and "sigma 0.100" in lines[1] and "passed" in lines[1]
 
 
 def test_the_page_is_self_contained_and_carries_every_chart_and_figure():
     rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
     rows[0]["c_sla"] = 0.0  # broke at once: no cost at SLA (NaN), which JSON cannot carry
     rows[0]["usd_per_1000_requests_at_sla"] = float("nan")
-    a = analysis.analyse(rows, pricesheet.load())
+    a = analysis.analyse(rows, pricesheet.load(), boots=20)
     html = labreport.page(
         a,
         {
@@ -340,7 +355,7 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
     rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
     rows[0]["c_sla"], rows[0]["usd_per_1000_requests_at_sla"] = 0.0, float("nan")
     rows[1]["pnl_per_s"] = rows[1]["pnl_per_s_min"] = rows[1]["pnl_per_s_max"] = float("nan")
-    a = analysis.analyse(rows, pricesheet.load())
+    a = analysis.analyse(rows, pricesheet.load(), boots=20)
     page = tmp_path / "scaling.html"
     page.write_text(
         labreport.page(
@@ -365,9 +380,12 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
         block = block[: block.index("</svg>")]
         return len(re.findall(r'class="point"', block))
 
-    # orders: 4 measured on-demand + 4 Fargate + 4 model at the steps + 5 projected
-    assert marks("chart-orders") == 4 + 4 + 4 + 5
-    assert marks("chart-usl") == 4 + 40
+    # orders: 4 measured on-demand + 4 Fargate + 4 model at the steps + the projection the test supports
+    assert marks("chart-orders") == 4 + 4 + 4 + len(a.projection)
+    usl_block = dom[dom.index('id="chart-usl"') :]
+    usl_block = usl_block[: usl_block.index("</svg>")]
+    assert marks("chart-usl") == 4 + 24  # the measured steps and the model line's points; the band draws none
+    assert 'class="band-area"' in usl_block and 'class="point heldout"' in usl_block
     assert marks("chart-pnl") == 3 and marks("chart-sla") == 4  # a C_SLA of 0 is a figure: drawn at 0
     assert marks("chart-scalability") == 3  # the first step has no previous one
     assert 'class="empty"' not in dom
@@ -375,6 +393,7 @@ def test_chromium_renders_every_chart_with_its_data(tmp_path):
     assert _pixels_of(png, labreport.COLORS["measured"]) > 200
     assert _pixels_of(png, labreport.COLORS["model"]) > 200
     assert _pixels_of(png, labreport.COLORS["pnl"]) > 50
+    assert _pixels_of(png, labreport.COLORS["heldout"]) > 30
 
 
 def test_the_usl_is_fitted_over_the_vcpu_steps_not_the_scale_out_ones():
@@ -383,19 +402,19 @@ def test_the_usl_is_fitted_over_the_vcpu_steps_not_the_scale_out_ones():
     for r in rows:
         r["stream_threads"], r["pnl_parallelism"] = 1, 1
     rows[-1]["stream_threads"], rows[-1]["pnl_parallelism"] = 2, 2
-    a = analysis.analyse(rows, pricesheet.load())
+    a = analysis.analyse(rows, pricesheet.load(), boots=20)
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
-    a = analysis.analyse([rows[-1]] + rows[:-1], pricesheet.load())  # listed first, still the odd one out
+    a = analysis.analyse([rows[-1]] + rows[:-1], pricesheet.load(), boots=20)  # listed first, still the odd one out
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
 
 
 def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_bound():
     rows = _rows([(0.5, 1000), (1, 1800), (2, 2500)])
     rows[2]["http_client_cpu_cores"] = 0.6
-    text = " ".join(analysis.analyse(rows, pricesheet.load(), cores=2).conclusions)
+    text = " ".join(analysis.analyse(rows, pricesheet.load(), cores=2, boots=20).conclusions)
     assert "At 2 vCPU the stack's quota plus Locust's CPU (0.60 cores) exceed this machine's 2 cores" in text
     assert "At 1 vCPU" not in text
-    assert "3 resource levels for three terms" in text
+    assert "3 resource levels: too few to hold one out" in text
 
 
 def test_the_thesis_tick_rate_and_plan_limits():
@@ -473,3 +492,96 @@ def test_the_architectures_are_compared_step_by_step_on_the_same_resources():
     assert len(labreport.summary(a, [])) == 2
     line = labreport.summary(a, rows)[2]
     assert line.endswith("1 vCPU 4,000 vs 500 (x8.0), 2 vCPU 9,000 vs 900 (x10.0)")
+
+
+# --- the model that knows its limits (lab/model.py) ----------------------------------------------------
+
+
+def _noisy_runs(truth, overhead, levels, repeats, noise, seed=3):
+    import random
+
+    rng = random.Random(seed)
+    return [
+        model.Run(q, overhead, truth.throughput(q - overhead) * (1 + rng.gauss(0, noise)))
+        for q in levels
+        for _ in range(repeats)
+    ]
+
+
+def test_the_fit_recovers_known_terms_once_the_idle_stacks_overhead_is_taken_out():
+    # the flow gets quota minus 0.3 cores: fitted to the quota, the curve looks superlinear (sigma < 0)
+    truth = usl.Usl(lam=1500, sigma=0.05, kappa=0.002, unit=0.2, r2=1)
+    levels = (0.5, 1, 1.5, 2)
+    exact = [model.Run(q, 0.3, truth.throughput(q - 0.3)) for q in levels]
+    m = model.build(exact, boots=10)
+    assert m.overhead == pytest.approx(0.3) and m.overhead_measured
+    assert m.law.sigma == pytest.approx(0.05, abs=2e-3) and m.law.kappa == pytest.approx(0.002, abs=2e-4)
+    assert m.throughput(1.7) == pytest.approx(truth.throughput(1.4), rel=1e-3)
+    naive = usl.fit(list(levels), [r.throughput for r in exact])
+    assert naive.sigma < 0  # what the overhead does to a fit that ignores it
+
+
+def test_every_term_and_projection_has_a_band_from_the_repeats():
+    truth = usl.Usl(lam=1500, sigma=0.05, kappa=0.002, unit=0.2, r2=1)
+    m = model.build(_noisy_runs(truth, 0.3, (0.5, 1, 1.5, 2), repeats=3, noise=0.04), boots=60)
+    assert m.repeats_known and "understate" not in m.verdict()
+    for name, (value, lo, hi) in m.term_bands().items():
+        assert lo <= value <= hi, name
+    lo, hi = m.band(2.0)
+    assert lo < m.throughput(2.0) < hi and 0 < (hi - lo) / m.throughput(2.0) < 0.2
+    assert m.throughput(2.0) == pytest.approx(truth.throughput(1.7), rel=0.05)
+
+
+def test_the_held_out_check_flags_a_model_that_mispredicts_and_then_draws_nothing_beyond_the_steps():
+    truth = usl.Usl(lam=1500, sigma=0.05, kappa=0.002, unit=0.2, r2=1)
+    runs = _noisy_runs(truth, 0.3, (0.5, 1, 1.5), repeats=2, noise=0.02)
+    runs += [model.Run(2.0, 0.3, truth.throughput(1.7) * 0.6)] * 2  # the largest step collapsed
+    m = model.build(runs, boots=30)
+    assert m.holdout is not None and not m.holdout.passed and m.holdout.error > 0.15
+    assert m.supported_to == 2.0
+    assert "fails its test and is not drawn beyond the measured steps" in m.verdict()
+    good = model.build(_noisy_runs(truth, 0.3, (0.5, 1, 1.5, 2), repeats=2, noise=0.02), boots=30)
+    assert good.holdout.passed and good.supported_to == pytest.approx(2 * 2 / 1.5)
+
+
+def test_the_idle_stack_is_measured_from_the_kernels_count_over_the_window():
+    from brokerstream.lab import experiment
+
+    class Groups:
+        counts = iter([{"kafka": 10.0, "streams": 5.0}, {"kafka": 12.0, "streams": 6.0}])
+
+        def cpu_seconds(self):
+            return next(self.counts)
+
+    times = iter([100.0, 110.0])
+    cores = experiment.idle_cores(Groups(), 10, clock=lambda: next(times), sleep=lambda s: None)
+    assert cores == pytest.approx(0.3)  # 3 CPU seconds over 10 s
+
+    class NoCount:
+        def cpu_seconds(self):
+            return {}
+
+    assert experiment.idle_cores(NoCount(), 10, sleep=lambda s: None) is None
+
+
+def test_three_levels_cannot_be_tested_so_nothing_is_projected():
+    truth = usl.Usl(lam=1500, sigma=0.05, kappa=0.002, unit=0.2, r2=1)
+    a = analysis.analyse(_rows([(v, truth.throughput(v)) for v in (0.5, 1, 2)]), pricesheet.load(), boots=10)
+    assert a.model_orders.holdout is None and a.projection == []
+    assert "too few to hold one out" in " ".join(a.conclusions)
+
+
+def test_a_floor_is_never_labelled_c_sla_anywhere_in_the_report():
+    rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
+    rows[3]["c_sla"], rows[3]["c_sla_is_floor"] = 290.0, 1
+    rows[3]["usd_per_1000_requests_at_sla"] = 1e-4
+    a = analysis.analyse(rows, pricesheet.load(), boots=10)
+    page = labreport.page(a, {"experiment_id": "e1", "cores": 2, "memory_gb": 24})
+    start = page.index('<script id="lab-data" type="application/json">')
+    data = json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
+    sla = next(c for c in data["charts"] if c["id"] == "chart-sla")
+    named = {s["name"]: [p["y"] for p in s["points"]] for s in sla["series"]}
+    assert 290.0 not in named["C_SLA"] and named["unbroken at the users cap: a floor, not a C_SLA"] == [290.0]
+    step = data["steps"][3]
+    assert step["c_sla"] is None and step["c_sla_floor"] == 290.0 and step["usd_per_1000_requests_at_sla"] is None
+    assert "held 290" not in page and "No C_SLA at 2 vCPU (unbroken at 290 requests/s)" in page

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from brokerstream.lab import model as lab_model
 from brokerstream.lab import usl as usl_law
 from brokerstream.metrics import pricesheet, store
 
@@ -17,33 +18,58 @@ PROJECTED_VCPUS = (4, 8, 16, 32, 64)
 @dataclass
 class LabAnalysis:
     steps: list[dict]
-    usl_orders: usl_law.Usl | None
-    usl_pnl: usl_law.Usl | None
+    model_orders: lab_model.Model | None
+    model_pnl: lab_model.Model | None
     projection: list[dict]
     stops_paying: str
     conclusions: list[str] = field(default_factory=list)
+
+    @property
+    def usl_orders(self) -> usl_law.Usl | None:
+        """The law's terms, over the flow's resources (quota minus the idle stack's cores)."""
+        return self.model_orders.law if self.model_orders else None
 
 
 def _ok(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
 
-def _fit(steps: list[dict], key: str) -> usl_law.Usl | None:
-    """The law over the vCPU steps: those sharing the most common threads and parallelism (scale-out
+def _runs(step: dict, key: str) -> list[float]:
+    """A step's individual runs of a figure (the repeats), or its mean when only that is known."""
+    runs = [v for v in (step.get(f"{key}_runs") or []) if _ok(v)]
+    return runs or [step[key]]
+
+
+def _model(steps: list[dict], key: str, boots: int) -> lab_model.Model | None:
+    """The model over the vCPU steps: those sharing the most common threads and parallelism (scale-out
     steps are another dimension, shown as measured points only)."""
     shape = lambda s: (s.get("stream_threads"), s.get("pnl_parallelism"))
     shapes = [shape(s) for s in steps if _ok(s.get(key))]
     if not shapes:
         return None
     common = max(shapes, key=shapes.count)  # ties: the first listed
-    pairs = [(s["vcpus"], s[key]) for s in steps if _ok(s.get(key)) and shape(s) == common]
+    runs = [
+        lab_model.Run(s["vcpus"], s["idle_cpu_cores"] if _ok(s.get("idle_cpu_cores")) else None, x)
+        for s in steps
+        if _ok(s.get(key)) and shape(s) == common
+        for x in _runs(s, key)
+    ]
     try:
-        return usl_law.fit([p[0] for p in pairs], [p[1] for p in pairs])
+        return lab_model.build(runs, boots=boots)
     except ValueError:
         return None
 
 
-def analyse(rows: list[dict], sheet: pricesheet.PriceSheet, cores: int | None = None) -> LabAnalysis:
+def _projected_vcpus(m: lab_model.Model) -> list[float]:
+    """Where a projection may be drawn: the standard sizes the model's test supports, and the limit of
+    that support itself when it lies beyond the measured steps."""
+    out = [v for v in PROJECTED_VCPUS if max(m.levels) < v <= m.supported_to]
+    if m.supported_to > max(m.levels) and m.supported_to not in out:
+        out.append(round(m.supported_to, 3))
+    return sorted(out)
+
+
+def analyse(rows: list[dict], sheet: pricesheet.PriceSheet, cores: int | None = None, boots: int = 100) -> LabAnalysis:
     import os
 
     cores = cores or os.cpu_count() or 1
@@ -55,13 +81,23 @@ def analyse(rows: list[dict], sheet: pricesheet.PriceSheet, cores: int | None = 
             if _ok(s.get("orders_per_s")) and _ok(s["usd_hour_fargate"])
             else float("nan")
         )
-    orders, pnl = _fit(steps, "orders_per_s"), _fit(steps, "pnl_per_s")
+        # a breaking-point run that reached its users cap unbroken measured a floor, never a C_SLA: the
+        # figure moves to its own name and the cost at C_SLA (then a ceiling) with it
+        if s.get("c_sla_is_floor") and _ok(s.get("c_sla")):
+            s["c_sla_floor"], s["usd_per_1000_requests_ceiling"] = s["c_sla"], s.get("usd_per_1000_requests_at_sla")
+            for key in ("c_sla", "c_sla_min", "c_sla_max", "usd_per_1000_requests_at_sla"):
+                s[key] = float("nan")
+        # CPU the step used against its quota: a step that did not use it was bound by something else
+        used = s.get("max_cpu_cores")
+        s["cpu_used_share"] = used / s["vcpus"] if _ok(used) and _ok(s.get("vcpus")) else float("nan")
+    orders, pnl = _model(steps, "orders_per_s", boots), _model(steps, "pnl_per_s", boots)
     projection = []
     if orders is not None:
-        for vcpus in PROJECTED_VCPUS:
+        for vcpus in _projected_vcpus(orders):
             memory = vcpus * sheet.projection_gb_per_vcpu
             cost = sheet.on_demand.hourly(vcpus, memory)
             x = orders.throughput(vcpus)
+            lo, hi = orders.band(vcpus)
             projection.append(
                 {
                     "vcpus": vcpus,
@@ -69,8 +105,10 @@ def analyse(rows: list[dict], sheet: pricesheet.PriceSheet, cores: int | None = 
                     "usd_hour": cost,
                     "usd_hour_fargate": sheet.fargate.hourly(vcpus, memory) if sheet.fargate else float("nan"),
                     "orders_per_s": x,
+                    "orders_per_s_lo": lo,
+                    "orders_per_s_hi": hi,
                     "orders_per_s_per_usd_hour": x / cost,
-                    "pnl_per_s": pnl.throughput(vcpus) if pnl else float("nan"),
+                    "pnl_per_s": pnl.throughput(vcpus) if pnl and vcpus <= pnl.supported_to else float("nan"),
                 }
             )
     analysis = LabAnalysis(steps, orders, pnl, projection, _stops_paying(steps))
@@ -120,15 +158,17 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             f"({best['pnl_per_s_per_usd_hour']:,.0f} positions/s per $/h)."
         )
     sla = [s for s in a.steps if _ok(s.get("c_sla"))]
+    floors = [s for s in a.steps if _ok(s.get("c_sla_floor"))]
+    if floors:
+        out.append(
+            "No C_SLA at "
+            + ", ".join(f"{s['step_name']} (unbroken at {s['c_sla_floor']:,.0f} requests/s)" for s in floors)
+            + ": the breaking-point run reached its users cap without breaking the SLO, so that figure is a floor "
+            "and its cost per 1,000 requests a ceiling; neither is reported as C_SLA (raise --max-users)."
+        )
     if sla:
         cheapest = min(sla, key=lambda s: s["usd_per_1000_requests_at_sla"])
         held = ", ".join(f"{s['c_sla']:,.0f}" for s in sla)
-        floors = [s["step_name"] for s in sla if s.get("c_sla_is_floor")]
-        if floors:
-            out.append(
-                f"At {', '.join(floors)} the breaking-point run reached its users cap without breaking the SLO: "
-                "C_SLA there is a floor, and its cost per 1,000 requests a ceiling (raise --max-users)."
-            )
         out.append(
             f"At the SLA (p95, errors under 1 %) the gateway held {held} "
             f"requests/s; the cheapest 1,000 requests with headroom are at {cheapest['step_name']} "
@@ -144,39 +184,42 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             f"At {names} the stack's quota plus Locust's CPU ({used} cores) exceed this machine's {cores} "
             "cores: there the load generator and the stack competed, and C_SLA is a lower bound."
         )
-    if a.usl_orders is not None:
-        u = a.usl_orders
-        peak = u.peak()
-        where = (
-            f"throughput would peak near {peak:,.1f} vCPU at {u.throughput(peak):,.0f} orders/s"
-            if peak
-            else "no peak: coherency cost fitted as zero"
-        )
-        best = max(a.projection, key=lambda p: p["orders_per_s_per_usd_hour"]) if a.projection else None
-        levels = len({s["vcpus"] for s in a.steps if _ok(s.get("orders_per_s"))})
+    idle_bound = [
+        s for s in a.steps if _ok(s.get("cpu_used_share")) and s["cpu_used_share"] < 0.8 and _ok(s.get("orders_per_s"))
+    ]
+    if idle_bound:
         out.append(
-            f"The Universal Scalability Law fits the drain with contention sigma = {u.sigma:.3f} and coherency "
-            f"kappa = {u.kappa:.4f} (R^2 {u.r2:.2f}); projected beyond this machine, {where}"
-            + (
-                f"; of 4 to 64 vCPU the dollar buys most at {best['vcpus']} vCPU "
-                f"({best['orders_per_s']:,.0f} orders/s for ${best['usd_hour']:.3f}/h)"
-                if best
-                else ""
-            )
-            + ". A model, not a measurement"
-            + (
-                f": {levels} resource levels for three terms, so the curve passes through every point and the "
-                f"projection is a sketch."
-                if levels <= 3
-                else "."
-            )
+            "Steps that did not use their quota: "
+            + ", ".join(f"{s['step_name']} used {s['max_cpu_cores']:.2f} of {s['vcpus']:g} cores" for s in idle_bound)
+            + ". There the drain was bound by something other than CPU (its length, a single busy thread, I/O "
+            "waits), so the step's figure understates what its quota can buy."
         )
+    if a.model_orders is not None:
+        m = a.model_orders
+        u, terms = m.law, m.term_bands()
+        overhead = (
+            f"after taking out the idle stack's {m.overhead:.2f} cores"
+            if m.overhead_measured
+            else "with no overhead taken out (the idle stack was not measured)"
+        )
+        out.append(
+            f"The Universal Scalability Law fits the drain {overhead}: contention sigma = {u.sigma:.3f} "
+            f"(90 % band {terms['sigma'][1]:.3f} to {terms['sigma'][2]:.3f}), coherency kappa = {u.kappa:.4f} "
+            f"({terms['kappa'][1]:.4f} to {terms['kappa'][2]:.4f}), R^2 {u.r2:.2f}. A model, not a measurement: "
+            + m.verdict()
+        )
+        if a.projection:
+            far = a.projection[-1]
+            out.append(
+                f"Projected to {far['vcpus']:g} vCPU, the furthest the test supports: {far['orders_per_s']:,.0f} "
+                f"orders/s (band {far['orders_per_s_lo']:,.0f} to {far['orders_per_s_hi']:,.0f}) for "
+                f"${far['usd_hour']:.3f}/h. Beyond it the data cannot say what a dollar buys."
+            )
         if u.sigma < 0:
             out.append(
-                "sigma < 0 is superlinear scaling (Gunther): each added vCPU bought more than its share, because "
-                "a fixed part of the stack's CPU goes to what runs beside the order flow (brokers, Connect, the "
-                "P&L job, Postgres, heartbeats and polls) and a small quota leaves the flow little beyond it. "
-                "The law then predicts a payback: the gain turns into a peak and a decline."
+                "sigma < 0 is superlinear scaling (Gunther): each added vCPU bought more than its share. With the "
+                "idle stack's cores taken out this should not remain; where it does, the overhead under load is "
+                "larger than at idle (heartbeats, polls and the P&L job grow with the load)."
             )
     fargate = [s for s in a.steps if _ok(s.get("usd_hour_fargate"))]
     if fargate:

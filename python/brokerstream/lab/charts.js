@@ -67,11 +67,18 @@
     spec.series.forEach((s, i) => {
       const g = el("g", {class: "series " + s.kind + (s.model ? " model" : ""), "data-name": s.name}, svg);
       const pts = s.points.filter(drawable);
+      if (s.kind === "band") {
+        // the model's band: the area between each point's lo and hi, no marks of its own
+        const edge = pts.filter(p => Number.isFinite(p.lo) && Number.isFinite(p.hi));
+        const d = edge.map((p, j) => (j ? "L" : "M") + sx(p.x) + " " + sy(p.hi)).join(" ") + " "
+          + edge.slice().reverse().map(p => "L" + sx(p.x) + " " + sy(p.lo)).join(" ") + " Z";
+        if (edge.length > 1) el("path", {d: d, fill: s.color, "fill-opacity": 0.18, stroke: "none", class: "band-area"}, g);
+      }
       if (s.kind === "line") {
         el("path", {d: pts.map((p, j) => (j ? "L" : "M") + sx(p.x) + " " + sy(p.y)).join(" "), fill: "none",
                     stroke: s.color, "stroke-width": 2, "stroke-dasharray": s.dashed ? "7 5" : ""}, g);
       }
-      for (const p of pts) {
+      for (const p of (s.kind === "band" ? [] : pts)) {
         const tip = `${s.name}: ${p.label ? p.label + ", " : ""}${spec.x.label} ${fmt(p.x)}, ${spec.y.label} ${fmt(p.y)}`
           + (Number.isFinite(p.lo) && Number.isFinite(p.hi) ? ` (runs ${fmt(p.lo)} to ${fmt(p.hi)})` : "");
         let mark;
@@ -82,8 +89,9 @@
         } else {
           if (Number.isFinite(p.lo) && Number.isFinite(p.hi) && p.hi > p.lo)
             el("line", {x1: sx(p.x), x2: sx(p.x), y1: sy(p.lo), y2: sy(p.hi), stroke: s.color, "stroke-width": 2}, g);
-          mark = el("circle", {cx: sx(p.x), cy: sy(p.y), r: s.model ? 3.5 : 5.5, fill: s.model ? "#fff" : s.color,
-                               stroke: s.color, "stroke-width": 2, class: "point"}, g);
+          mark = el("circle", {cx: sx(p.x), cy: sy(p.y), r: s.model && !s.heldout ? 3.5 : 5.5,
+                               fill: s.model && !s.heldout ? "#fff" : s.color, stroke: s.color, "stroke-width": 2,
+                               class: s.heldout ? "point heldout" : "point"}, g);
           if (p.label && s.labels) el("text", {x: sx(p.x) + 8, y: sy(p.y) - 8, class: "label"}, g, p.label);
         }
         el("title", {}, mark, tip);

@@ -8,10 +8,12 @@ limit on its cgroups; stream threads and P&L parallelism through a restart), the
 3. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
    was just restarted by the drain: cold JIT), users ramp in holds until p95 exceeds the SLO or errors
    exceed 1 %; C_SLA is the throughput of the last hold that met both. Ticks flow as in the drain.
-Every run is stored in ClickHouse (runs, samples, results) and tied to its step in experiment_runs
-with the limits in force. The limits are lifted, and the configured threads and parallelism
-restored, when the experiment ends, fails or is interrupted. The load generators run outside the
-stack's groups: they are not limited, but they share this machine's cores.
+Before its runs, each step measures the idle stack's CPU under its quota (the fixed overhead the
+scalability model takes out), stored with the step's drains. Every run is stored in ClickHouse
+(runs, samples, results) and tied to its step in experiment_runs with the limits in force. The
+limits are lifted, and the configured threads and parallelism restored, when the experiment ends,
+fails or is interrupted. The load generators run outside the stack's groups: they are not limited,
+but they share this machine's cores.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -59,6 +62,7 @@ class Plan:
     pnl_positions: int = 50_000
     pnl_tick_rate: float = 10_000
     pnl_seconds: float = 20
+    idle_seconds: float = 10  # the idle stack's CPU under each step's quota, before its runs
     # streams: drain, P&L capacity and breaking point per step. baseline: the monolith drains (its P&L
     # figure is what its price threads revalued meanwhile); it has no gateway and no P&L job to load.
     architecture: str = "streams"
@@ -127,6 +131,12 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                 _redeploy_pnl(scfg, progress)
                 deployed = wanted
             threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
+            idle = idle_cores(groups, plan.idle_seconds)
+            progress(
+                f"[lab] idle stack under the quota: {idle:.2f} cores"
+                if idle is not None
+                else "[lab] idle stack: not measured (no cpuacct groups)"
+            )
             for repeat in range(1, plan.repeats + 1):
                 drain = driver.run_drain(
                     scfg,
@@ -138,6 +148,8 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     architecture=plan.architecture,
                     progress=progress,
                 )
+                if idle is not None:
+                    _result(cfg, drain.run_id, "idle_cpu_cores", idle)
                 _record(
                     cfg,
                     experiment_id,
@@ -202,6 +214,28 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             _redeploy_pnl(cfg, progress)
     progress(f"[lab] experiment {experiment_id} done; limits lifted")
     return experiment_id
+
+
+def idle_cores(groups, seconds: float, settle: float = 3.0, clock=time.monotonic, sleep=time.sleep) -> float | None:
+    """Cores the stack uses with no load under the current quota (the kernel's count for its groups over
+    `seconds`, after `settle`): the fixed overhead the scalability model takes out. None where the
+    kernel keeps no count for the groups."""
+    sleep(settle)
+    before, t0 = groups.cpu_seconds(), clock()
+    if not before:
+        return None
+    sleep(seconds)
+    after, t1 = groups.cpu_seconds(), clock()
+    used = sum(after.get(g, 0.0) - v for g, v in before.items())
+    return max(used, 0.0) / (t1 - t0) if t1 > t0 else None
+
+
+def _result(cfg: Config, run_id: str, name: str, value: float) -> None:
+    client = store.connect(cfg)
+    try:
+        client.insert("run_results", [[run_id, name, float(value)]], column_names=["run_id", "name", "value"])
+    finally:
+        client.close()
 
 
 def _redeploy_pnl(cfg: Config, progress) -> None:

@@ -22,6 +22,7 @@ COLORS = {
     "pnl": "#7b3fb0",
     "sla": "#b8860b",
     "baseline": "#8a8a8a",
+    "heldout": "#c2185b",
 }
 
 
@@ -70,14 +71,13 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
             ],
         }
     ]
-    if a.usl_orders is not None:
-        u = a.usl_orders
-        grid = sorted({s["vcpus"] for s in steps} | {p["vcpus"] for p in a.projection})
-        model = [{"x": s["usd_hour"], "y": u.throughput(s["vcpus"]), "label": f"{s['vcpus']:g} vCPU"} for s in steps]
-        model += [{"x": p["usd_hour"], "y": p["orders_per_s"], "label": f"{p['vcpus']} vCPU"} for p in a.projection]
+    m = a.model_orders
+    if m is not None:
+        model = [{"x": s["usd_hour"], "y": m.throughput(s["vcpus"]), "label": f"{s['vcpus']:g} vCPU"} for s in steps]
+        model += [{"x": p["usd_hour"], "y": p["orders_per_s"], "label": f"{p['vcpus']:g} vCPU"} for p in a.projection]
         out[0]["series"].append(
             {
-                "name": f"USL sigma={u.sigma:.3f} kappa={u.kappa:.4f}",
+                "name": f"USL sigma={m.law.sigma:.3f} kappa={m.law.kappa:.4f}",
                 "kind": "line",
                 "dashed": True,
                 "model": True,
@@ -85,40 +85,7 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
                 "points": sorted(model, key=lambda p: p["x"]),
             }
         )
-        out.append(
-            {
-                "id": "chart-usl",
-                "title": "Universal Scalability Law: measured steps and the model to 64 vCPU",
-                "x": {"label": "vCPUs", "log": True},
-                "y": {"label": "orders/s", "log": False},
-                "series": [
-                    {
-                        "name": "measured",
-                        "kind": "points",
-                        "color": COLORS["measured"],
-                        "labels": True,
-                        "points": [
-                            {
-                                "x": s["vcpus"],
-                                "y": _num(s["orders_per_s"]),
-                                "lo": _num(s["orders_per_s_min"]),
-                                "hi": _num(s["orders_per_s_max"]),
-                                "label": s["step_name"],
-                            }
-                            for s in steps
-                        ],
-                    },
-                    {
-                        "name": f"USL fit (R^2 {u.r2:.2f})",
-                        "kind": "line",
-                        "dashed": True,
-                        "model": True,
-                        "color": COLORS["model"],
-                        "points": [{"x": v, "y": u.throughput(v)} for v in _span(min(grid), 64)],
-                    },
-                ],
-            }
-        )
+        out.append(usl_chart(a))
     out.append(
         {
             "id": "chart-pnl",
@@ -156,6 +123,7 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
             ],
         }
     )
+    floors = [s for s in steps if math.isfinite(_num(s.get("c_sla_floor")))]
     out.append(
         {
             "id": "chart-sla",
@@ -169,11 +137,83 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
                     "color": COLORS["sla"],
                     "labels": True,
                     "points": measured("c_sla", "c_sla_min", "c_sla_max"),
-                }
+                },
+                {
+                    "name": "unbroken at the users cap: a floor, not a C_SLA",
+                    "kind": "points",
+                    "color": COLORS["baseline"],
+                    "labels": True,
+                    "points": [
+                        {"x": _num(s["usd_hour"]), "y": _num(s["c_sla_floor"]), "label": f"{s['step_name']} (floor)"}
+                        for s in floors
+                    ],
+                },
             ],
         }
     )
     return out
+
+
+def usl_chart(a: lab_analysis.LabAnalysis) -> dict:
+    """The measured steps, the model with its 90 % band drawn only as far as its hold-out test supports,
+    and the held-out step beside what the rest predicted for it."""
+    m, steps = a.model_orders, a.steps
+    span = _span(min(m.levels), m.supported_to, 24)
+    series = [
+        {
+            "name": "measured",
+            "kind": "points",
+            "color": COLORS["measured"],
+            "labels": True,
+            "points": [
+                {
+                    "x": s["vcpus"],
+                    "y": _num(s["orders_per_s"]),
+                    "lo": _num(s["orders_per_s_min"]),
+                    "hi": _num(s["orders_per_s_max"]),
+                    "label": s["step_name"],
+                }
+                for s in steps
+            ],
+        },
+        {
+            "name": "model: 90 % band",
+            "kind": "band",
+            "model": True,
+            "color": COLORS["model"],
+            "points": [{"x": v, "y": m.throughput(v), "lo": m.band(v)[0], "hi": m.band(v)[1]} for v in span],
+        },
+        {
+            "name": f"USL fit (R^2 {m.law.r2:.2f})",
+            "kind": "line",
+            "dashed": True,
+            "model": True,
+            "color": COLORS["model"],
+            "points": [{"x": v, "y": m.throughput(v)} for v in span],
+        },
+    ]
+    h = m.holdout
+    if h is not None:
+        series.append(
+            {
+                "name": f"held out: predicted from the rest ({h.error:+.0%}, {'passed' if h.passed else 'failed'})",
+                "kind": "points",
+                "model": True,
+                "heldout": True,
+                "labels": True,
+                "color": COLORS["heldout"],
+                "points": [
+                    {"x": h.vcpus, "y": h.predicted, "lo": h.lo, "hi": h.hi, "label": f"predicted {h.vcpus:g} vCPU"}
+                ],
+            }
+        )
+    return {
+        "id": "chart-usl",
+        "title": f"Universal Scalability Law: measured steps, the model to {m.supported_to:.3g} vCPU (its support)",
+        "x": {"label": "vCPUs", "log": False},
+        "y": {"label": "orders/s", "log": False},
+        "series": series,
+    }
 
 
 def comparison_charts(rows: list[dict]) -> list[dict]:
@@ -278,10 +318,12 @@ STEP_COLUMNS = [
     ("pnl_per_s", "positions revalued/s", ",.0f"),
     ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
     ("c_sla", "C_SLA req/s", ",.1f"),
-    ("c_sla_floor_text", "C_SLA unbroken (a floor)", ""),
+    ("c_sla_floor", "no C_SLA: unbroken at (a floor)", ",.1f"),
     ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
     ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"),
+    ("idle_cpu_cores", "idle stack CPU", ".2f"),
     ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
+    ("cpu_used_share", "share of quota used", ".0%"),
     ("http_client_cpu_cores", "Locust CPU", ".2f"),
 ]
 PROJECTION_COLUMNS = [
@@ -290,13 +332,13 @@ PROJECTION_COLUMNS = [
     ("usd_hour", "$/h on demand", ".3f"),
     ("usd_hour_fargate", "$/h Fargate", ".3f"),
     ("orders_per_s", "orders/s (model)", ",.0f"),
+    ("orders_per_s_lo", "band low", ",.0f"),
+    ("orders_per_s_hi", "band high", ",.0f"),
     ("orders_per_s_per_usd_hour", "orders/s per $/h (model)", ",.0f"),
 ]
 
 
 def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None = None) -> str:
-    for s in a.steps:
-        s["c_sla_floor_text"] = "yes" if s.get("c_sla_is_floor") else ""
     specs = charts(a) + (comparison_charts(comparison) if comparison else [])
     data = json.dumps(
         _json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str, allow_nan=False
@@ -354,12 +396,20 @@ def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None 
             "per second during the drain (the P&L job's records, the monolith's marks).</p>"
             + _table(comparison, COMPARISON_COLUMNS)
         )
-    if usl is not None:
+    if a.model_orders is not None:
+        m = a.model_orders
+        terms = m.term_bands()
+        band = lambda name, fmt: (
+            f"{format(terms[name][0], fmt)} (90 % band {format(terms[name][1], fmt)} to {format(terms[name][2], fmt)})"
+        )
         parts.append(
-            f"<h2>Model beyond this machine</h2><p>Universal Scalability Law fitted to the drain: lambda = "
-            f"{usl.lam:,.0f} orders/s per {usl.unit:g} vCPU, sigma (contention) = {usl.sigma:.4f}, kappa "
-            f"(coherency) = {usl.kappa:.5f}, R^2 = {usl.r2:.3f}. Memory {meta.get('gb_per_vcpu', 4):g} GB per vCPU. "
-            "Projected, not measured.</p>" + _table(a.projection, PROJECTION_COLUMNS)
+            "<h2>Model: how far it can be trusted</h2><p>Universal Scalability Law fitted to the drain over the "
+            f"flow's resources: each step's quota minus the idle stack's cores ({m.overhead:.2f} on average"
+            f"{'' if m.overhead_measured else ', not measured: 0 taken out'}). lambda = {band('lam', ',.0f')} orders/s "
+            f"per {usl.unit:g} vCPU of the flow's own, sigma (contention) = {band('sigma', '.4f')}, kappa "
+            f"(coherency) = {band('kappa', '.5f')}, R^2 = {usl.r2:.3f}. {html.escape(m.verdict())} Memory "
+            f"{meta.get('gb_per_vcpu', 4):g} GB per vCPU. Projected, not measured.</p>"
+            + (_table(a.projection, PROJECTION_COLUMNS) if a.projection else "<p>No projection.</p>")
         )
     parts.append(f'<script id="lab-data" type="application/json">{data}</script><script>{script}</script></html>')
     return "\n".join(parts)
@@ -413,13 +463,31 @@ def summary(a: lab_analysis.LabAnalysis, comparison: list[dict] | None = None) -
     """Two lines: the curve, and the model; a third with the baseline beside it when it was measured."""
     pts = ", ".join(f"{s['step_name']} {_num(s['orders_per_s']):,.0f}/s at ${s['usd_hour']:.3f}/h" for s in a.steps)
     first = f"orders/s per step: {pts}; stops paying {a.stops_paying}"
-    u = a.usl_orders
-    second = (
-        f"USL: sigma {u.sigma:.3f}, kappa {u.kappa:.4f}, R^2 {u.r2:.2f}; projected "
-        + ", ".join(f"{p['vcpus']} vCPU {p['orders_per_s']:,.0f}/s" for p in a.projection[::2])
-        if u
-        else "USL: no fit (it needs three vCPU levels with the same threads and parallelism)"
-    )
+    m = a.model_orders
+    if m is None:
+        second = "USL: no fit (it needs three vCPU levels with the same threads and parallelism)"
+    else:
+        h = m.holdout
+        second = (
+            f"USL (idle stack's {m.overhead:.2f} cores taken out): sigma {m.law.sigma:.3f}, kappa {m.law.kappa:.4f}, "
+            f"R^2 {m.law.r2:.2f}; "
+            + (
+                f"held-out {h.vcpus:g} vCPU predicted {h.predicted:,.0f}/s vs {h.measured:,.0f}/s measured "
+                f"({h.error:+.0%}, {'passed' if h.passed else 'failed'}); "
+                if h
+                else "too few steps to hold one out; "
+            )
+            + (
+                "projected "
+                + ", ".join(
+                    f"{p['vcpus']:g} vCPU {p['orders_per_s']:,.0f}/s ({p['orders_per_s_lo']:,.0f} to "
+                    f"{p['orders_per_s_hi']:,.0f})"
+                    for p in a.projection
+                )
+                if a.projection
+                else "no projection beyond the measured steps"
+            )
+        )
     lines = [first, second]
     if comparison:
         lines.append(

@@ -56,9 +56,34 @@ def _valid(sigma: float, kappa: float, n_max: float) -> bool:
     return min(ends) > 0.05
 
 
-def fit(resources: list[float], throughput: list[float], horizon: float = 64.0) -> Usl:
+def _grid_best(n: np.ndarray, x: np.ndarray, sigmas: np.ndarray, kappas: np.ndarray, n_max: float):
+    """(sse, sigma, kappa) of the best valid grid point, every pair at once."""
+    sg, kp = np.meshgrid(sigmas, kappas, indexing="ij")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # invalid pairs are masked below
+        shape = n / (1 + sg[..., None] * (n - 1) + kp[..., None] * n * (n - 1))
+        lam = (shape @ x) / (shape * shape).sum(-1)
+        sse = ((x - lam[..., None] * shape) ** 2).sum(-1)
+
+    # validity: the denominator's minimum over [1, n_max] (at an end, or at the parabola's vertex)
+    def den(v):
+        return 1 + sg * (v - 1) + kp * v * (v - 1)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vertex = np.where(kp > 0, (kp - sg) / (2 * kp), 0.0)
+    inside = (vertex > 1) & (vertex < n_max)
+    low = np.minimum(den(1.0), den(n_max))
+    low = np.where(inside, np.minimum(low, den(np.clip(vertex, 1, n_max))), low)
+    sse = np.where((low > 0.05) & np.isfinite(sse), sse, np.inf)
+    i = np.unravel_index(int(np.argmin(sse)), sse.shape)
+    return float(sse[i]), float(sg[i]), float(kp[i])
+
+
+def fit(
+    resources: list[float], throughput: list[float], horizon: float = 64.0, start: tuple[float, float] | None = None
+) -> Usl:
     """Fits the law to (resources, throughput) pairs (three distinct resource levels at least); the
-    model must stay defined up to `horizon` resources."""
+    model must stay defined up to `horizon` resources. `start` (sigma, kappa) skips the coarse grid:
+    a bootstrap refits near the full fit's terms."""
     pairs = [(r, x) for r, x in zip(resources, throughput) if r > 0 and x > 0 and math.isfinite(x)]
     if len({r for r, _ in pairs}) < 3:
         raise ValueError("a USL fit needs measurements at three or more resource levels")
@@ -68,15 +93,21 @@ def fit(resources: list[float], throughput: list[float], horizon: float = 64.0) 
     x = np.array([x for _, x in pairs])
     # a coarse grid (kappa on a log scale: it is often orders of magnitude below sigma), then a
     # pattern search from its best point with halving steps
-    best = min(
-        (_lam(n, x, sg, kp)[1], sg, kp)
-        for sg in np.linspace(SIGMA_MIN, 1, 191)
-        for kp in np.concatenate(([0.0], np.logspace(-7, 0, 120)))
-        if _valid(sg, kp, n_max)
-    )
-    sse, sg, kp = best
+    if start is not None:
+        # a refit near known terms: a local grid around them
+        sigmas = np.linspace(max(SIGMA_MIN, start[0] - 0.3), min(1.0, start[0] + 0.3), 61)
+        kappas = np.concatenate(([0.0], np.linspace(0, 4 * start[1] + 1e-4, 61)[1:]))
+    else:
+        sigmas = np.linspace(SIGMA_MIN, 1, 191)
+        kappas = np.concatenate(([0.0], np.logspace(-7, 0, 120)))
+    sse, sg, kp = _grid_best(n, x, sigmas, kappas, n_max)
+    if not math.isfinite(sse):
+        raise ValueError("no valid USL terms fit these points")
+    # a pattern search from the grid's best point, with halving steps
     ds, dk = 0.01, max(kp, 1e-6)
-    while ds > 1e-10 or dk > 1e-12:
+    for _ in range(2000):
+        if ds <= 1e-9 and dk <= 1e-12:
+            break
         moved = False
         for cs, ck in ((sg + ds, kp), (sg - ds, kp), (sg, kp + dk), (sg, kp - dk)):
             if cs < SIGMA_MIN or ck < 0 or not _valid(cs, ck, n_max):
@@ -90,4 +121,5 @@ def fit(resources: list[float], throughput: list[float], horizon: float = 64.0) 
     best = (sse, _lam(n, x, sg, kp)[0], sg, kp)
     sse, lam, sigma, kappa = best
     total = float(((x - x.mean()) ** 2).sum())
-    return Usl(lam=lam, sigma=sigma, kappa=kappa, unit=unit, r2=1 - sse / total if total > 0 else 1.0)
+    r2 = 1 - sse / total if total > 0 else 1.0
+    return Usl(lam=lam, sigma=float(sigma), kappa=float(kappa), unit=unit, r2=r2)
