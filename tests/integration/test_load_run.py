@@ -44,3 +44,35 @@ def test_a_short_constant_run_is_sampled_stored_and_reported(stack, world, tmp_p
     assert mine and mine[0]["orders_per_s"] > 0 and mine[0]["usd_hour"] > 0
     assert (tmp_path / "throughput_vs_cost.png").stat().st_size > 0
     assert (tmp_path / "report.html").exists()
+
+
+def test_a_breaking_point_run_on_locusts_own_master_and_workers_finds_its_figure(stack, world):
+    # BS_LOAD_PROCESSES=2: a master and two workers; the shape on the master judges the holds from the
+    # statistics the workers report
+    cfg = stack.with_overrides(BS_LOAD_PROCESSES="2")
+    record = driver.run_http(
+        cfg,
+        shape="breaking-point",
+        users=4,
+        duration=4 * 6,
+        progress=print,
+        extra_env={
+            "BS_LOAD_STEP_USERS": "4",
+            "BS_LOAD_HOLD": "4",
+            "BS_LOAD_SLO_P95_MS": "2000",
+            "BS_LOAD_MAX_USERS": "12",
+            "BS_LOAD_WARMUP": "4",
+        },
+    )
+    client = store.connect(stack)
+    try:
+        results = dict(
+            client.query(
+                "SELECT name, value FROM run_results FINAL WHERE run_id = {r:String}", parameters={"r": record.run_id}
+            ).result_rows
+        )
+    finally:
+        client.close()
+    assert results["orders_posted"] > 0
+    # twelve users cannot break a 2 s p95: the figure is a floor, and marked as one
+    assert results["c_sla"] > 0 and results["c_sla_is_floor"] == 1
