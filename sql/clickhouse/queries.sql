@@ -72,6 +72,7 @@ FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
 -- purpose: the latest scaling experiment per step: orders/s (drain), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
 WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
+         e.orders AS r_orders,
          e.stream_threads AS r_threads, e.pnl_parallelism AS r_parallelism,
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
@@ -99,6 +100,8 @@ per_step AS (
          minIf(r_orders_per_s, kind = 'drain') AS orders_per_s_min,
          maxIf(r_orders_per_s, kind = 'drain') AS orders_per_s_max,
          groupArrayIf(r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0) AS orders_per_s_runs,
+         -- how long the measured orders took to drain: under a minute it is a transient, not a steady state
+         avgIf(r_orders / r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0) AS drain_seconds,
          groupArrayIf(r_pnl_per_s, kind = 'pnl' AND r_pnl_per_s > 0) AS pnl_per_s_runs,
          -- a left join's unmatched row carries defaults, not NULLs: the idle figure exists where its run id does
          avgIf(r_idle_cores, kind = 'drain' AND r_idle_run != '') AS idle_cpu_cores,
@@ -117,7 +120,7 @@ per_step AS (
 SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, repeats, round(usd_hour, 6) AS usd_hour,
        round(orders_per_s, 3) AS orders_per_s, round(orders_per_s_min, 3) AS orders_per_s_min,
        round(orders_per_s_max, 3) AS orders_per_s_max, orders_per_s_runs, pnl_per_s_runs,
-       round(idle_cpu_cores, 3) AS idle_cpu_cores,
+       round(idle_cpu_cores, 3) AS idle_cpu_cores, round(drain_seconds, 3) AS drain_seconds,
        round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s_min, 3) AS pnl_per_s_min, round(pnl_per_s_max, 3) AS pnl_per_s_max,
        round(pnl_during_drain_per_s, 3) AS pnl_during_drain_per_s, round(http_client_cpu_cores, 3) AS http_client_cpu_cores,
        round(c_sla, 3) AS c_sla, round(c_sla_min, 3) AS c_sla_min, round(c_sla_max, 3) AS c_sla_max,

@@ -223,6 +223,9 @@ def test_scaling_steps_against_hand_computed_values(client):
     assert sorted(s1["orders_per_s_runs"]) == [900, 1100] and s2["orders_per_s_runs"] == [1500]
     assert sorted(s1["pnl_per_s_runs"]) == [1000, 3000]
     assert s1["idle_cpu_cores"] == pytest.approx(0.25) and math.isnan(s2["idle_cpu_cores"])
+    # 1,000 orders per drain: d1a 1000/900 s, d1b 1000/1100 s; d2 1000/1500 s
+    assert s1["drain_seconds"] == pytest.approx((1000 / 900 + 1000 / 1100) / 2, abs=1e-3)
+    assert s2["drain_seconds"] == pytest.approx(1000 / 1500, abs=1e-3)
 
 
 def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
@@ -238,6 +241,7 @@ def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
     assert "A dollar-hour buys the most orders at 1 vCPU" in text
     # the unbroken run's 80 requests/s is a floor: reported as one, never as the step's C_SLA
     assert "No C_SLA at 2 vCPU (unbroken at 80 requests/s)" in text and "1 vCPU (unbroken" not in text
+    assert "Drains that lasted under a minute measured a transient" in text and "2 vCPU 0.7 s" in text
     assert "the gateway held 50 requests/s" in text
     assert math.isnan(s2["c_sla"]) and s2["c_sla_floor"] == 80 and math.isnan(s2["usd_per_1000_requests_at_sla"])
     assert s1["c_sla"] == 50 and "c_sla_floor" not in s1

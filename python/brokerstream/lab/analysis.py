@@ -13,6 +13,7 @@ from brokerstream.lab import usl as usl_law
 from brokerstream.metrics import pricesheet, store
 
 PROJECTED_VCPUS = (4, 8, 16, 32, 64)
+STEADY_SECONDS = 60  # a drain shorter than this measured a transient
 
 
 @dataclass
@@ -183,6 +184,14 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
         out.append(
             f"At {names} the stack's quota plus Locust's CPU ({used} cores) exceed this machine's {cores} "
             "cores: there the load generator and the stack competed, and C_SLA is a lower bound."
+        )
+    short = [s for s in a.steps if _ok(s.get("drain_seconds")) and s["drain_seconds"] < STEADY_SECONDS]
+    if short:
+        out.append(
+            "Drains that lasted under a minute measured a transient, not a steady state (JIT, caches and "
+            "batching still settling): "
+            + ", ".join(f"{s['step_name']} {s['drain_seconds']:.1f} s" for s in short)
+            + ". Read their orders/s, and everything fitted to them, as indicative; `--orders` sets the length."
         )
     idle_bound = [
         s for s in a.steps if _ok(s.get("cpu_used_share")) and s["cpu_used_share"] < 0.8 and _ok(s.get("orders_per_s"))

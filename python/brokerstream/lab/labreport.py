@@ -311,6 +311,7 @@ STEP_COLUMNS = [
     ("usd_hour", "$/h on demand", ".4f"),
     ("usd_hour_fargate", "$/h Fargate", ".4f"),
     ("orders_per_s", "orders/s", ",.0f"),
+    ("drain_seconds", "drain s", ",.1f"),
     ("orders_per_s_min", "min", ",.0f"),
     ("orders_per_s_max", "max", ",.0f"),
     ("orders_per_s_per_usd_hour", "orders/s per $/h", ",.0f"),
