@@ -3,6 +3,7 @@ package io.brokerstream.streams.gateway;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -11,13 +12,18 @@ import java.util.function.LongSupplier;
  * order here (never anything a client says), keyed like the results (member|order id), so a member
  * cannot learn of another's orders. Bounded: an entry leaves when the result is materialized here,
  * or after {@code ttlMillis}; past {@code capacity} entries new ones are not remembered (such an
- * order then reads as unknown until its result exists, as every order did before).
+ * order then reads as unknown until its result exists, as every order did before). A full table is
+ * swept for expired entries at most once per tenth of the TTL: sweeping on every accepted order
+ * would cost a pass over the whole table per order exactly when the gateway is busiest.
  */
 public final class PendingOrders {
   private final Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
   private final int capacity;
   private final long ttlMillis;
   private final LongSupplier clock;
+  private final long sweepEveryMillis;
+  private final AtomicLong nextSweep = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong sweeps = new AtomicLong();
 
   public PendingOrders(int capacity, long ttlMillis, LongSupplier clock) {
     if (capacity < 0 || ttlMillis <= 0) {
@@ -26,13 +32,18 @@ public final class PendingOrders {
     this.capacity = capacity;
     this.ttlMillis = ttlMillis;
     this.clock = clock;
+    this.sweepEveryMillis = Math.max(1, ttlMillis / 10);
   }
 
   /** Called once Kafka acknowledged the order's write. */
   public void accepted(String resultKey) {
     long now = clock.getAsLong();
     if (acceptedAt.size() >= capacity) {
-      expire(now);
+      long due = nextSweep.get();
+      if (now >= due && nextSweep.compareAndSet(due, now + sweepEveryMillis)) {
+        sweeps.incrementAndGet();
+        expire(now);
+      }
       if (acceptedAt.size() >= capacity) {
         return;
       }
@@ -59,6 +70,10 @@ public final class PendingOrders {
 
   int size() {
     return acceptedAt.size();
+  }
+
+  long sweeps() {
+    return sweeps.get();
   }
 
   private void expire(long now) {

@@ -52,6 +52,24 @@ class PendingOrdersTest {
   }
 
   @Test
+  void aFullTableIsSweptAtMostOncePerTenthOfTheTtlNotOncePerOrder() {
+    pending.accepted("m|1");
+    pending.accepted("m|2");
+    pending.accepted("m|3");
+    for (int i = 0; i < 1000; i++) {
+      pending.accepted("m|x" + i); // full, nothing expired: one sweep, then none until 10 ms later
+    }
+    assertEquals(1, pending.sweeps());
+    now.addAndGet(9);
+    pending.accepted("m|y");
+    assertEquals(1, pending.sweeps());
+    now.addAndGet(1);
+    pending.accepted("m|z");
+    assertEquals(2, pending.sweeps());
+    assertFalse(pending.isPending("m|z"));
+  }
+
+  @Test
   void nonsenseSettingsAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> new PendingOrders(-1, 100, now::get));
     assertThrows(IllegalArgumentException.class, () -> new PendingOrders(10, 0, now::get));
