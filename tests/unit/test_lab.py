@@ -548,24 +548,39 @@ def test_the_held_out_check_flags_a_model_that_mispredicts_and_then_draws_nothin
     assert good.holdout.passed and good.supported_to == pytest.approx(2 * 2 / 1.5)
 
 
-def test_the_idle_stack_is_measured_from_the_kernels_count_over_the_window():
+def test_the_idle_stack_is_the_quietest_window_after_the_backlog_settled():
     from brokerstream.lab import experiment
 
+    # cumulative CPU seconds read at each window's edges: 0.9, 0.3 and 0.5 cores over 2 s windows
+    counts = [0.0, 0.0, 1.8, 1.8, 2.4, 2.4, 3.4]  # a presence check, then each window's two edges
+    readings = iter([{"kafka": c} for c in counts])
+
     class Groups:
-        counts = iter([{"kafka": 10.0, "streams": 5.0}, {"kafka": 12.0, "streams": 6.0}])
-
         def cpu_seconds(self):
-            return next(self.counts)
+            return next(readings)
 
-    times = iter([100.0, 110.0])
-    cores = experiment.idle_cores(Groups(), 10, clock=lambda: next(times), sleep=lambda s: None)
-    assert cores == pytest.approx(0.3)  # 3 CPU seconds over 10 s
+    times = iter([0.0, 2.0, 2.0, 4.0, 4.0, 6.0])
+    settled = []
+    cores = experiment.idle_cores(
+        Groups(), 6, settle=lambda: settled.append(True), windows=3, clock=lambda: next(times), sleep=lambda s: None
+    )
+    assert settled == [True]  # the backlog first
+    assert cores == pytest.approx(0.3)  # the quietest window, not the mean: a compaction is not overhead
 
     class NoCount:
         def cpu_seconds(self):
             return {}
 
     assert experiment.idle_cores(NoCount(), 10, sleep=lambda s: None) is None
+
+
+def test_an_idle_stack_that_fills_its_quota_gives_no_overhead_figure():
+    rows = _rows([(0.5, 1000), (1, 1800), (1.5, 2300), (2, 2500)])
+    for r, idle in zip(rows, (0.5, 0.3, 0.3, 0.3)):
+        r["idle_cpu_cores"] = idle
+    a = analysis.analyse(rows, pricesheet.load(), boots=10)
+    assert a.model_orders.overhead == pytest.approx(0.3)  # the saturated 0.5 of 0.5 vCPU is left out
+    assert "With no load the stack still used its whole quota at 0.5 vCPU (0.50 cores)" in " ".join(a.conclusions)
 
 
 def test_three_levels_cannot_be_tested_so_nothing_is_projected():

@@ -50,7 +50,7 @@ def _model(steps: list[dict], key: str, boots: int) -> lab_model.Model | None:
         return None
     common = max(shapes, key=shapes.count)  # ties: the first listed
     runs = [
-        lab_model.Run(s["vcpus"], s["idle_cpu_cores"] if _ok(s.get("idle_cpu_cores")) else None, x)
+        lab_model.Run(s["vcpus"], _idle(s), x)
         for s in steps
         if _ok(s.get(key)) and shape(s) == common
         for x in _runs(s, key)
@@ -59,6 +59,16 @@ def _model(steps: list[dict], key: str, boots: int) -> lab_model.Model | None:
         return lab_model.build(runs, boots=boots)
     except ValueError:
         return None
+
+
+SATURATED = 0.9  # an idle stack using this share of its quota or more is not idle: it is saturated
+
+
+def _idle(step: dict) -> float | None:
+    """The step's idle CPU as an overhead figure; None where it was not measured or the quota was
+    saturated without load (background work caught up under it: the quota, not the overhead, bounds it)."""
+    v = step.get("idle_cpu_cores")
+    return v if _ok(v) and v < SATURATED * step["vcpus"] else None
 
 
 def _projected_vcpus(m: lab_model.Model) -> list[float]:
@@ -192,6 +202,14 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             "batching still settling): "
             + ", ".join(f"{s['step_name']} {s['drain_seconds']:.1f} s" for s in short)
             + ". Read their orders/s, and everything fitted to them, as indicative; `--orders` sets the length."
+        )
+    saturated = [s for s in a.steps if _ok(s.get("idle_cpu_cores")) and _idle(s) is None]
+    if saturated:
+        out.append(
+            "With no load the stack still used its whole quota at "
+            + ", ".join(f"{s['step_name']} ({s['idle_cpu_cores']:.2f} cores)" for s in saturated)
+            + ": its background work (the P&L job, the sinks, compaction) saturates that quota, so those steps "
+            "give no overhead figure and every figure there is bound by the background as much as by the load."
         )
     idle_bound = [
         s for s in a.steps if _ok(s.get("cpu_used_share")) and s["cpu_used_share"] < 0.8 and _ok(s.get("orders_per_s"))

@@ -63,6 +63,7 @@ class Plan:
     pnl_tick_rate: float = 10_000
     pnl_seconds: float = 20
     idle_seconds: float = 10  # the idle stack's CPU under each step's quota, before its runs
+    settle_seconds: float = 60  # at most this long for the last run's backlog to drain before it
     # streams: drain, P&L capacity and breaking point per step. baseline: the monolith drains (its P&L
     # figure is what its price threads revalued meanwhile); it has no gateway and no P&L job to load.
     architecture: str = "streams"
@@ -131,7 +132,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                 _redeploy_pnl(scfg, progress)
                 deployed = wanted
             threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
-            idle = idle_cores(groups, plan.idle_seconds)
+            idle = idle_cores(groups, plan.idle_seconds, settle=_settled(cfg, plan.settle_seconds))
             progress(
                 f"[lab] idle stack under the quota: {idle:.2f} cores"
                 if idle is not None
@@ -216,18 +217,38 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     return experiment_id
 
 
-def idle_cores(groups, seconds: float, settle: float = 3.0, clock=time.monotonic, sleep=time.sleep) -> float | None:
-    """Cores the stack uses with no load under the current quota (the kernel's count for its groups over
-    `seconds`, after `settle`): the fixed overhead the scalability model takes out. None where the
-    kernel keeps no count for the groups."""
-    sleep(settle)
-    before, t0 = groups.cpu_seconds(), clock()
-    if not before:
+def idle_cores(
+    groups, seconds: float, settle=None, windows: int = 5, clock=time.monotonic, sleep=time.sleep
+) -> float | None:
+    """Cores the stack uses with no load under the current quota: the fixed overhead the scalability
+    model takes out. `settle` first waits for the last run's backlog to drain (a stack still catching up
+    is not idle); then the quietest of `windows` equal windows over `seconds`, by the kernel's count for
+    the stack's groups (a restart or a compaction in one window does not count as overhead). None where
+    the kernel keeps no count for the groups."""
+    if settle is not None:
+        settle()
+    if not groups.cpu_seconds():
         return None
-    sleep(seconds)
-    after, t1 = groups.cpu_seconds(), clock()
-    used = sum(after.get(g, 0.0) - v for g, v in before.items())
-    return max(used, 0.0) / (t1 - t0) if t1 > t0 else None
+    rates = []
+    for _ in range(max(windows, 1)):
+        before, t0 = groups.cpu_seconds(), clock()
+        sleep(seconds / max(windows, 1))
+        after, t1 = groups.cpu_seconds(), clock()
+        if t1 > t0:
+            rates.append(max(sum(after.get(g, 0.0) - v for g, v in before.items()), 0.0) / (t1 - t0))
+    return min(rates) if rates else None
+
+
+def _settled(cfg: Config, timeout: float):
+    """Waits until every flow's consumer group is under 200 records of lag, or `timeout` seconds."""
+
+    def wait() -> None:
+        from brokerstream.loadtest.bench.system import _wait_settled
+        from brokerstream.metrics.collector import GROUPS
+
+        _wait_settled(cfg, list(GROUPS), timeout, floor=200)
+
+    return wait
 
 
 def _result(cfg: Config, run_id: str, name: str, value: float) -> None:
