@@ -19,7 +19,7 @@ def lab_plan(cfg, args=None, *, short: bool = False):
     )
     memory = pick("memory_gb", "BS_LAB_MEMORY_GB", float)
     step_text = pick("steps", "BS_LAB_RUN_STEPS" if short else "BS_LAB_STEPS", str)
-    short_pnl = {"pnl_positions": 20_000, "pnl_seconds": 15, "idle_seconds": 5} if short else {}
+    short_pnl = {"pnl_positions": 20_000, "pnl_seconds": 15, "idle_seconds": 5, "settle_seconds": 20} if short else {}
     return Plan(
         steps=steps.parse(step_text, memory),
         **short_pnl,
