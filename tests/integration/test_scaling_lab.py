@@ -39,6 +39,7 @@ def lab(stack, world, tmp_path_factory):
         pnl_tick_rate=2_000,
         pnl_seconds=6,
         idle_seconds=3,
+        settle_seconds=20,
     )
     experiment_id = experiment.run(stack, plan, progress=progress)
     out = tmp_path_factory.mktemp("report")
