@@ -39,7 +39,8 @@ def lab(stack, world, tmp_path_factory):
         pnl_tick_rate=2_000,
         pnl_seconds=6,
         idle_seconds=3,
-        settle_seconds=20,
+        settle_seconds=5,
+        drain_seconds=2,
     )
     experiment_id = experiment.run(stack, plan, progress=progress)
     out = tmp_path_factory.mktemp("report")
@@ -49,8 +50,9 @@ def lab(stack, world, tmp_path_factory):
 
 def test_each_step_ran_under_its_limits_and_they_are_lifted_after(lab):
     _, seen, groups, _ = lab
-    # per step: the drain's restart, the P&L run and the Locust run, each under that step's limits
-    assert [(q, m) for _, q, m in seen] == [(v, 10) for v in (0.5, 1, 2) for _ in range(3)]
+    # per step: the drain's restart, the P&L run and the Locust run, each under that step's limits; the
+    # first step also calibrates the drains' size with a short drain of its own
+    assert [(q, m) for _, q, m in seen] == [(0.5, 10)] + [(v, 10) for v in (0.5, 1, 2) for _ in range(3)]
     assert groups.quota_vcpus() is None and groups.memory_limit_gb() is None
     assert not groups.memory_parent.exists()
 
@@ -90,6 +92,21 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
     finally:
         client.close()
     assert len(revalued) == 3 and all(v > 0 for (v,) in revalued)
+
+
+def test_drains_are_sized_to_last_about_their_seconds_from_the_rate_measured_before(stack, lab):
+    client = store.connect(stack)
+    try:
+        orders = client.query(
+            "SELECT vcpus, orders FROM experiment_runs FINAL WHERE experiment_id = {e:String} AND kind = 'drain' "
+            "ORDER BY vcpus",
+            parameters={"e": lab[0]},
+        ).result_rows
+    finally:
+        client.close()
+    # never fewer than asked for (3,000); 2 s at the rate a quota of 2 vCPU drains needs more
+    assert [v for v, _ in orders] == [0.5, 1, 2] and all(n >= 3_000 for _, n in orders)
+    assert orders[2][1] > 3_000, orders
 
 
 def test_each_step_measured_the_idle_stack_under_its_quota(stack, lab):

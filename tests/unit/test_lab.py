@@ -583,6 +583,23 @@ def test_an_idle_stack_that_fills_its_quota_gives_no_overhead_figure():
     assert "With no load the stack still used its whole quota at 0.5 vCPU (0.50 cores)" in " ".join(a.conclusions)
 
 
+@pytest.mark.parametrize(
+    "orders, seconds, last, vcpus, expected",
+    [
+        (10_000, 0, (1.0, 5000.0), 2.0, 10_000),  # no target: exactly the orders asked for
+        (10_000, 60, None, 2.0, 10_000),  # nothing measured yet
+        (10_000, 60, (1.0, 5000.0), 2.0, 600_000),  # 5,000/s at 1 vCPU -> about 10,000/s at 2, for 60 s
+        (10_000, 60, (2.0, 100.0), 1.0, 10_000),  # never fewer than asked for
+        (10_000, 60, (1.0, 1e9), 2.0, 5_000_000),  # at most the cap
+        (10_000, 60, (1.0, 0.0), 2.0, 10_000),  # a failed measurement sizes nothing
+    ],
+)
+def test_a_drain_is_sized_to_last_about_its_seconds(orders, seconds, last, vcpus, expected):
+    from brokerstream.lab import experiment
+
+    assert experiment.drain_orders(orders, seconds, last, vcpus) == expected
+
+
 def test_three_levels_cannot_be_tested_so_nothing_is_projected():
     truth = usl.Usl(lam=1500, sigma=0.05, kappa=0.002, unit=0.2, r2=1)
     a = analysis.analyse(_rows([(v, truth.throughput(v)) for v in (0.5, 1, 2)]), pricesheet.load(), boots=10)

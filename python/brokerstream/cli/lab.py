@@ -24,6 +24,8 @@ def lab_plan(cfg, args=None, *, short: bool = False):
         steps=steps.parse(step_text, memory),
         **short_pnl,
         orders=pick("orders", "BS_LAB_RUN_ORDERS" if short else "BS_LAB_ORDERS", int),
+        # the main job keeps its fixed short drains (labelled transients in its report) to stay short
+        drain_seconds=0 if short else pick("drain_seconds", "BS_LAB_DRAIN_SECONDS", float),
         warmup=pick("warmup", "BS_LAB_WARMUP", int) if not short else 5_000,
         tick_rate=pick("tick_rate", "BS_LAB_TICK_RATE", str),
         repeats=1 if short else pick("repeats", "BS_LAB_REPEATS", int),
@@ -150,7 +152,13 @@ def add_commands(sub) -> None:
         "parallelism, `:m6` memory (BS_LAB_STEPS: 0.5,1,1.5,2)",
     )
     s.add_argument("--memory-gb", type=float, help="memory limit per step (BS_LAB_MEMORY_GB: 8)")
-    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_ORDERS: 200,000)")
+    s.add_argument("--orders", type=int, help="orders drained per step, at least (BS_LAB_ORDERS: 200,000)")
+    s.add_argument(
+        "--drain-seconds",
+        type=float,
+        help="size each drain to last about this long from the latest measured rate; 0: exactly --orders "
+        "(BS_LAB_DRAIN_SECONDS: 60)",
+    )
     s.add_argument("--warmup", type=int, help="warm-up orders before each drain (BS_LAB_WARMUP: 20,000)")
     s.add_argument(
         "--tick-rate",

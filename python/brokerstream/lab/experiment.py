@@ -3,7 +3,9 @@
 At each step the launcher imposes the step's limits on the whole stack (a CPU quota and a memory
 limit on its cgroups; stream threads and P&L parallelism through a restart), then, per repeat:
 1. the seed thesis's experiment: N orders prefilled and drained while ticks flow (the drain's own
-   warm-up orders are processed first and not measured);
+   warm-up orders are processed first and not measured); with `drain_seconds`, N is sized so the drain
+   lasts about that long (a steady state, not a transient), from the latest measured rate scaled by the
+   quota (the first step calibrates with a short drain that is not recorded);
 2. the P&L flow's capacity (`bench pnl`): open positions revalued while ticks flow at 10,000/s;
 3. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
    was just restarted by the drain: cold JIT), users ramp in holds until p95 exceeds the SLO or errors
@@ -62,6 +64,7 @@ class Plan:
     pnl_positions: int = 50_000
     pnl_tick_rate: float = 10_000
     pnl_seconds: float = 20
+    drain_seconds: float = 0  # > 0: each drain sized to last about this long (`orders` at the least)
     idle_seconds: float = 10  # the idle stack's CPU under each step's quota, before its runs
     settle_seconds: float = 60  # at most this long for the last run's backlog to drain before it
     # streams: drain, P&L capacity and breaking point per step. baseline: the monolith drains (its P&L
@@ -118,6 +121,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
         f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
         f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run"
     )
+    last_rate: tuple[float, float] | None = None  # (vCPUs, orders/s) of the latest drain, to size the next
     base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
     deployed = base_parallelism
     threads_changed = False
@@ -138,8 +142,10 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                 if idle is not None
                 else "[lab] idle stack: not measured (no cpuacct groups)"
             )
-            for repeat in range(1, plan.repeats + 1):
-                drain = driver.run_drain(
+            if plan.drain_seconds > 0 and last_rate is None:
+                # nothing measured yet to size the first drain by: a short drain of `orders`, not recorded
+                progress(f"[lab] calibrating: {plan.orders:,} orders to size the drains")
+                calibration = driver.run_drain(
                     scfg,
                     orders=plan.orders,
                     warmup=plan.warmup,
@@ -149,6 +155,23 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     architecture=plan.architecture,
                     progress=progress,
                 )
+                last_rate = (step.vcpus, _figure(cfg, calibration.run_id, "drain_orders_per_s"))
+            for repeat in range(1, plan.repeats + 1):
+                orders = drain_orders(plan.orders, plan.drain_seconds, last_rate, step.vcpus)
+                if orders != plan.orders:
+                    progress(f"[lab] drain sized to about {plan.drain_seconds:.0f} s: {orders:,} orders")
+                drain = driver.run_drain(
+                    scfg,
+                    orders=orders,
+                    warmup=plan.warmup,
+                    scale_step=number,
+                    tick_rate=tick_rate,
+                    timeout=plan.drain_timeout,
+                    architecture=plan.architecture,
+                    progress=progress,
+                )
+                rate = _figure(cfg, drain.run_id, "drain_orders_per_s")
+                last_rate = (step.vcpus, rate) if rate else last_rate
                 if idle is not None:
                     _result(cfg, drain.run_id, "idle_cpu_cores", idle)
                 _record(
@@ -159,7 +182,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     repeat,
                     "drain",
                     drain.run_id,
-                    plan.orders,
+                    orders,
                     tick_rate,
                     conditions,
                     plan.architecture,
@@ -249,6 +272,31 @@ def _settled(cfg: Config, timeout: float):
         _wait_settled(cfg, list(GROUPS), timeout, floor=200)
 
     return wait
+
+
+MAX_DRAIN_ORDERS = 5_000_000
+
+
+def drain_orders(orders: int, seconds: float, last: tuple[float, float] | None, vcpus: float) -> int:
+    """Orders for a drain to last about `seconds` at `vcpus`: the latest measured rate scaled by the quota
+    (the flow's throughput grows with it), never fewer than `orders`, at most MAX_DRAIN_ORDERS. Without a
+    target or a measured rate, `orders`."""
+    if seconds <= 0 or last is None or not last[1] or last[1] <= 0:
+        return orders
+    last_vcpus, last_rate = last
+    return int(min(MAX_DRAIN_ORDERS, max(orders, last_rate * vcpus / last_vcpus * seconds)))
+
+
+def _figure(cfg: Config, run_id: str, name: str) -> float | None:
+    client = store.connect(cfg)
+    try:
+        rows = client.query(
+            "SELECT value FROM run_results FINAL WHERE run_id = {r:String} AND name = {n:String}",
+            parameters={"r": run_id, "n": name},
+        ).result_rows
+    finally:
+        client.close()
+    return float(rows[0][0]) if rows else None
 
 
 def _result(cfg: Config, run_id: str, name: str, value: float) -> None:
