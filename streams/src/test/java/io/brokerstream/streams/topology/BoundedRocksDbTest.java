@@ -10,14 +10,14 @@ import org.rocksdb.IndexType;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
-/** The table settings every store gets: a miss must find index and filter partitions in memory. */
+/** The table settings every store gets: one shared cache, indexes and filters cached in it. */
 class BoundedRocksDbTest {
   static {
     RocksDB.loadLibrary();
   }
 
   @Test
-  void indexesAndFiltersArePartitionedPinnedAndCachedAtHighPriority() {
+  void everyStoreSharesOneCacheAndKeepsTheFilterKafkaStreamsSet() {
     try (Options options = new Options();
         BloomFilter filter = new BloomFilter()) {
       // as Kafka Streams' RocksDBStore hands the options over: its own table config with a Bloom
@@ -27,12 +27,9 @@ class BoundedRocksDbTest {
       options.setTableFormatConfig(streams);
       new BoundedRocksDb().setConfig("results", options, Map.of());
       BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
-      assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
-      assertThat(table.partitionFilters()).isTrue();
-      assertThat(table.pinTopLevelIndexAndFilter()).isTrue();
-      assertThat(table.pinL0FilterAndIndexBlocksInCache()).isTrue();
+      assertThat(table.indexType()).isEqualTo(IndexType.kBinarySearch);
+      assertThat(table.partitionFilters()).isFalse();
       assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
-      assertThat(table.cacheIndexAndFilterBlocksWithHighPriority()).isTrue();
       assertThat(table.filterPolicy()).isSameAs(filter);
     }
   }
