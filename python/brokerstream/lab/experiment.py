@@ -142,25 +142,9 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                 if idle is not None
                 else "[lab] idle stack: not measured (no cpuacct groups)"
             )
-            if plan.drain_seconds > 0 and last_rate is None:
-                # nothing measured yet to size the first drain by: a short drain of `orders`, not recorded
-                progress(f"[lab] calibrating: {plan.orders:,} orders to size the drains")
-                calibration = driver.run_drain(
-                    scfg,
-                    orders=plan.orders,
-                    warmup=plan.warmup,
-                    scale_step=number,
-                    tick_rate=tick_rate,
-                    timeout=plan.drain_timeout,
-                    architecture=plan.architecture,
-                    progress=progress,
-                )
-                last_rate = (step.vcpus, _figure(cfg, calibration.run_id, "drain_orders_per_s"))
-            for repeat in range(1, plan.repeats + 1):
-                orders = drain_orders(plan.orders, plan.drain_seconds, last_rate, step.vcpus)
-                if orders != plan.orders:
-                    progress(f"[lab] drain sized to about {plan.drain_seconds:.0f} s: {orders:,} orders")
-                drain = driver.run_drain(
+
+            def drain_of(orders: int, scfg=scfg, number=number):
+                return driver.run_drain(
                     scfg,
                     orders=orders,
                     warmup=plan.warmup,
@@ -170,6 +154,17 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     architecture=plan.architecture,
                     progress=progress,
                 )
+
+            if plan.drain_seconds > 0 and last_rate is None:
+                # nothing measured yet to size the first drain by: a short drain of `orders`, not recorded
+                progress(f"[lab] calibrating: {plan.orders:,} orders to size the drains")
+                calibration = drain_of(plan.orders)
+                last_rate = (step.vcpus, _figure(cfg, calibration.run_id, "drain_orders_per_s"))
+            for repeat in range(1, plan.repeats + 1):
+                orders = drain_orders(plan.orders, plan.drain_seconds, last_rate, step.vcpus)
+                if orders != plan.orders:
+                    progress(f"[lab] drain sized to about {plan.drain_seconds:.0f} s: {orders:,} orders")
+                drain = drain_of(orders)
                 rate = _figure(cfg, drain.run_id, "drain_orders_per_s")
                 last_rate = (step.vcpus, rate) if rate else last_rate
                 if idle is not None:

@@ -181,7 +181,7 @@ def usl_chart(a: lab_analysis.LabAnalysis) -> dict:
             "kind": "band",
             "model": True,
             "color": COLORS["model"],
-            "points": [{"x": v, "y": m.throughput(v), "lo": m.band(v)[0], "hi": m.band(v)[1]} for v in span],
+            "points": [{"x": v, "y": m.throughput(v), "lo": lo, "hi": hi} for v in span for lo, hi in [m.band(v)]],
         },
         {
             "name": f"USL fit (R^2 {m.law.r2:.2f})",

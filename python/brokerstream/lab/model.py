@@ -159,8 +159,8 @@ def _bootstrap(runs: list[Run], law, overhead, boots: int, seed: int) -> tuple[l
     ]
     repeats_known = bool(spread)
     if not spread:  # no repeats: the fit's own relative residuals
-        m = Model(law, overhead, True, list(levels))
-        spread = [r.throughput / m.throughput(r.vcpus) - 1 for r in runs if m.throughput(r.vcpus) > 0]
+        fitted = [(r, law.throughput(r.vcpus - overhead)) for r in runs if r.vcpus > overhead]
+        spread = [r.throughput / x - 1 for r, x in fitted if x > 0]
     rng = random.Random(seed)
     fits = []
     for _ in range(boots):
@@ -172,18 +172,19 @@ def _bootstrap(runs: list[Run], law, overhead, boots: int, seed: int) -> tuple[l
     return fits, repeats_known
 
 
-def build(runs: list[Run], *, boots: int = 200, seed: int = 7, tolerance: float = 0.15) -> Model:
-    """The model of `runs` (three quota levels at least; ValueError otherwise)."""
+def build(runs: list[Run], *, boots: int = 200, seed: int = 7, tolerance: float = 0.15, validate: bool = True) -> Model:
+    """The model of `runs` (three quota levels at least; ValueError otherwise); `validate` holds out the
+    largest level (the model that predicts it needs no test of its own)."""
     runs = [r for r in runs if r.vcpus > 0 and r.throughput > 0 and math.isfinite(r.throughput)]
     overhead, measured = _overhead(runs)
     law = _fit(runs, overhead)
     levels = list(_levels(runs))
     fits, repeats_known = _bootstrap(runs, law, overhead, boots, seed)
     model = Model(law, overhead, measured, levels, fits, repeats_known)
-    if len(levels) >= 4:
+    if validate and len(levels) >= 4:
         largest = levels[-1]
         rest = [r for r in runs if r.vcpus != largest]
-        reduced = build(rest, boots=boots, seed=seed, tolerance=tolerance)
+        reduced = build(rest, boots=boots, seed=seed, tolerance=tolerance, validate=False)
         measured_x = float(np.mean([r.throughput for r in runs if r.vcpus == largest]))
         lo, hi = reduced.band(largest)
         model.holdout = Holdout(largest, measured_x, reduced.throughput(largest), lo, hi, tolerance)
