@@ -14,6 +14,7 @@ import io.brokerstream.streams.topology.FastTriggers;
 import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.OrderTopology;
 import io.brokerstream.streams.topology.ReferenceCache;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -84,7 +85,9 @@ public final class BrokerApp {
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
-    LocalState.rebuildIfTopologyChanged(streams, topology, Path.of(settings.get("state.dir")));
+    Path stateDir = Path.of(settings.get("state.dir"));
+    LocalState.rebuildIfTopologyChanged(streams, topology, stateDir);
+    LocalState.dropGlobalStateUnlessClosedCleanly(stateDir, settings.get("application.id"));
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicInteger replacements = new AtomicInteger();
     // A thread that dies of a transient error is replaced a few times; then the app stops, loudly.
@@ -111,7 +114,12 @@ public final class BrokerApp {
             AvroCodec.specific(
                 OrderCommand.class, registry, settings.getBoolean("registry.auto-register")),
             settings.getInt("gateway.linger-ms"),
-            settings.get("gateway.compression"));
+            settings.get("gateway.compression"),
+            settings.getLong("gateway.max-block-ms"));
+    if (!submitter.warm(30_000)) {
+      log.warn(
+          "the orders topics' metadata or schema ids are not known yet; the first orders wait");
+    }
     Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache, results);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -127,11 +135,22 @@ public final class BrokerApp {
                   // of waiting out this member's session.
                   closeQuietly(
                       "kafka streams",
-                      () ->
-                          streams.close(
-                              CloseOptions.groupMembershipOperation(
-                                      CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                                  .withTimeout(Duration.ofSeconds(30))));
+                      () -> {
+                        boolean closed =
+                            streams.close(
+                                CloseOptions.groupMembershipOperation(
+                                        CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                    .withTimeout(Duration.ofSeconds(30)));
+                        if (closed) {
+                          try {
+                            LocalState.markClosedCleanly(stateDir);
+                          } catch (IOException e) {
+                            log.warn("cannot mark the close as clean", e);
+                          }
+                        } else {
+                          log.warn("kafka streams did not close within 30 s");
+                        }
+                      });
                   closeQuietly("fast trigger producer", fastTriggers::close);
                   stopped.countDown();
                 },

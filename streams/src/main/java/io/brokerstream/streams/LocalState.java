@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 final class LocalState {
   private static final Logger log = LoggerFactory.getLogger(LocalState.class);
   static final String MARKER = "topology.sha256";
+  static final String CLOSED_CLEANLY = "closed-cleanly";
 
   private LocalState() {}
 
@@ -42,6 +43,42 @@ final class LocalState {
     }
     Files.createDirectories(stateDir);
     Files.writeString(marker, now + "\n", StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Global stores are trusted only after a clean close. Under exactly-once, Kafka Streams 4.3
+   * refuses to open a global store that was not closed (its RocksDB status says open) and, unlike a
+   * task's store, does not wipe it: the global thread dies and the app cannot start again
+   * (KAFKA-21034). So the close writes a marker, the start removes it, and a start that finds none
+   * drops the global state, which is rebuilt from its topics (reference data and latest prices:
+   * seconds).
+   */
+  static void dropGlobalStateUnlessClosedCleanly(Path stateDir, String applicationId)
+      throws IOException {
+    Path marker = stateDir.resolve(CLOSED_CLEANLY);
+    Path global = stateDir.resolve(applicationId).resolve("global");
+    if (!Files.exists(marker) && Files.exists(global)) {
+      log.warn(
+          "the last run did not close cleanly: deleting the global stores, to be rebuilt from their "
+              + "topics ({})",
+          global);
+      deleteTree(global);
+    }
+    Files.deleteIfExists(marker);
+  }
+
+  /** After Kafka Streams closed within its timeout: the next start may keep the global state. */
+  static void markClosedCleanly(Path stateDir) throws IOException {
+    Files.createDirectories(stateDir);
+    Files.writeString(stateDir.resolve(CLOSED_CLEANLY), "", StandardCharsets.UTF_8);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   private static String abbreviate(String hash) {

@@ -16,6 +16,7 @@ import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.http.EdgeLimits;
 import io.brokerstream.streams.http.HttpCall;
 import io.brokerstream.streams.http.HttpEdge;
+import io.brokerstream.streams.http.HttpHandler;
 import io.brokerstream.streams.http.Texts;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.streams.topology.LocalResults;
@@ -189,7 +190,17 @@ public final class Gateway implements AutoCloseable {
             (method, path) -> path.equals("/orders:batch") ? maxBatchBodyBytes : maxBodyBytes,
             settings.getInt("gateway.io-threads"),
             workers,
-            this::handle);
+            new HttpHandler() {
+              @Override
+              public void handle(HttpCall call) {
+                Gateway.this.handle(call);
+              }
+
+              @Override
+              public boolean onEventLoop(HttpCall call) {
+                return Gateway.this.onEventLoop(call);
+              }
+            });
   }
 
   /** The edge's limits from the gateway.* settings (broker-defaults.properties documents each). */
@@ -219,6 +230,21 @@ public final class Gateway implements AutoCloseable {
 
   // --- routing
   // -------------------------------------------------------------------------------------
+  /**
+   * Placing one order and reading one result run on the event loop that read them: both are a
+   * parse, a cache or store lookup and a non-blocking Kafka send or waiter (the producer blocks at
+   * most {@code gateway.max-block-ms}, and only when Kafka is far behind). Batches, cancels,
+   * amends, scans of positions and risk, and forwards to another instance run on worker threads.
+   */
+  private boolean onEventLoop(HttpCall call) {
+    String path = call.rawPath();
+    return switch (call.method()) {
+      case "POST" -> path.equals("/orders");
+      case "GET" -> path.startsWith("/orders/") && path.indexOf('/', 8) < 0;
+      default -> false;
+    };
+  }
+
   private void handle(HttpCall call) {
     long received = Stages.nowMicros();
     handle(call, () -> route(call, received));
@@ -290,10 +316,11 @@ public final class Gateway implements AutoCloseable {
     Order order =
         requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
-    // Answer on a gateway thread, never on the producer's I/O thread.
+    // Answered from the producer's I/O thread: the answer is a small JSON body queued on the
+    // connection's event loop, cheaper there than waking a worker thread to do it.
     submitter
         .submit(member, order, traced(received))
-        .whenCompleteAsync(
+        .whenComplete(
             (meta, err) -> {
               if (err != null) {
                 error(
@@ -304,8 +331,7 @@ public final class Gateway implements AutoCloseable {
                 pending.accepted(Topics.resultKey(member, order.getOrderId()));
                 send(call, 202, accepted(order));
               }
-            },
-            workers);
+            });
   }
 
   private void placeBatch(HttpCall call, String member, long received) {
@@ -515,7 +541,7 @@ public final class Gateway implements AutoCloseable {
           key,
           wait,
           () -> queries.result(where, key),
-          r -> respondResult(call, r),
+          r -> handle(call, () -> respondResult(call, r)),
           () -> {
             if (pending.isPending(key)) {
               send(call, 202, pendingBody(orderId));

@@ -30,6 +30,9 @@ public final class OrderSubmitter implements AutoCloseable {
    *     gathers several per request
    * @param compression none for single orders of a few hundred bytes: lz4 saved little on them and
    *     cost a frame per batch here and its decompression in the broker's validation
+   * @param maxBlockMs the longest a send may wait for buffer space or a topic's metadata: orders
+   *     are sent from the HTTP event loop, which must not stall its other connections for long;
+   *     past it the send fails and the member gets 503 (Kafka is then far behind)
    */
   public OrderSubmitter(
       String bootstrap,
@@ -37,7 +40,8 @@ public final class OrderSubmitter implements AutoCloseable {
       AvroCodec<Order> codec,
       AvroCodec<OrderCommand> commands,
       int lingerMs,
-      String compression) {
+      String compression,
+      long maxBlockMs) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.putAll(login);
@@ -46,9 +50,41 @@ public final class OrderSubmitter implements AutoCloseable {
     p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "gateway");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs);
+    // Keep the two topics' metadata however long no order comes: a send that finds none waits for
+    // it on the event loop.
+    p.put(ProducerConfig.METADATA_MAX_IDLE_CONFIG, Long.MAX_VALUE);
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.codec = codec;
     this.commands = commands;
+  }
+
+  /**
+   * Fetches both topics' metadata and schema ids before the first request, so no request waits for
+   * them; returns false when they could not be had within {@code deadlineMs} (the first sends then
+   * fetch them, or fail with 503 past the block limit).
+   */
+  public boolean warm(long deadlineMs) {
+    long until = System.currentTimeMillis() + deadlineMs;
+    while (true) {
+      try {
+        codec.schemaId(Topics.ORDERS + "-value");
+        commands.schemaId(Topics.ORDER_COMMANDS + "-value");
+        producer.partitionsFor(Topics.ORDERS);
+        producer.partitionsFor(Topics.ORDER_COMMANDS);
+        return true;
+      } catch (RuntimeException e) {
+        if (System.currentTimeMillis() >= until) {
+          return false;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+    }
   }
 
   /**

@@ -31,10 +31,11 @@ final class ResultPolls {
   }
 
   /**
-   * Waits up to {@code waitMs} for the result under {@code key}: {@code answer} gets it (on a
-   * worker thread), or {@code timedOut} runs. {@code read} is the store read, done once after the
-   * waiter is registered so no result slips between; whatever it throws is thrown here once the
-   * slot and the waiter are given back. 429 (as an HttpError) when no slot is free.
+   * Waits up to {@code waitMs} for the result under {@code key}: {@code answer} gets it (on the
+   * thread that found it: the caller's, or the stream thread that materialized it), or {@code
+   * timedOut} runs on a worker thread. {@code read} is the store read, done once after the waiter
+   * is registered so no result slips between; whatever it throws is thrown here once the slot and
+   * the waiter are given back. 429 (as an HttpError) when no slot is free.
    */
   void await(
       HttpCall call,
@@ -53,14 +54,17 @@ final class ResultPolls {
           release.run();
         };
     try {
-      // The results table announces on a stream thread: answer on a worker thread.
+      // The results table announces on a stream thread, and the answer is written from there: it
+      // encodes a small JSON body and queues it on the connection's event loop, less work than
+      // waking a worker thread to do the same. `answer` must not throw (the stream thread's task
+      // would fail): the gateway wraps it in its error handling.
       forget[0] =
           waiters.await(
               key,
               r -> {
                 if (ended.compareAndSet(false, true)) {
                   release.run();
-                  workers.execute(() -> answer.accept(r));
+                  answer.accept(r);
                 }
               });
       OrderResult stored = read.get();

@@ -113,20 +113,22 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
     } finally {
       request.release();
     }
+    Runnable run =
+        () -> {
+          try {
+            handler.handle(call);
+          } catch (RuntimeException | Error e) {
+            log.error(
+                "handler failed on {} {}", call.method(), Texts.printable(call.rawPath(), 200), e);
+            call.respond(500, "application/json", Texts.errorJson("internal error"), Map.of());
+          }
+        };
+    if (handler.onEventLoop(call)) {
+      run.run();
+      return;
+    }
     try {
-      handlers.execute(
-          () -> {
-            try {
-              handler.handle(call);
-            } catch (RuntimeException | Error e) {
-              log.error(
-                  "handler failed on {} {}",
-                  call.method(),
-                  Texts.printable(call.rawPath(), 200),
-                  e);
-              call.respond(500, "application/json", Texts.errorJson("internal error"), Map.of());
-            }
-          });
+      handlers.execute(run);
     } catch (RejectedExecutionException e) {
       call.respond(
           503,
@@ -302,6 +304,10 @@ final class Dispatcher extends ChannelInboundHandlerAdapter {
       }
       if (hangUp != null) {
         ctx.channel().closeFuture().removeListener(hangUp);
+      }
+      if (ctx.executor().inEventLoop()) {
+        write(status, contentType, responseBody, extra);
+        return;
       }
       try {
         ctx.executor().execute(() -> write(status, contentType, responseBody, extra));

@@ -31,7 +31,8 @@ class HttpEdgeTest {
   private static final EdgeLimits LIMITS =
       new EdgeLimits(50, 8, 400, 400, 1500, 256, 1024, 16_384, 4);
 
-  private final ExecutorService handlers = Executors.newFixedThreadPool(4);
+  private final ExecutorService handlers =
+      Executors.newFixedThreadPool(4, r -> new Thread(r, "handler"));
   private final CountDownLatch hungUp = new CountDownLatch(1);
   private HttpEdge edge;
   private InetSocketAddress address;
@@ -52,27 +53,43 @@ class HttpEdgeTest {
             limits,
             2,
             handlers,
-            call -> {
-              switch (call.rawPath()) {
-                case "/slow" -> {
-                  sleep(300);
-                  call.respond(
-                      200, "text/plain", "slow".getBytes(StandardCharsets.US_ASCII), Map.of());
-                }
-                case "/hold" ->
-                    call.onHangUp(
-                        hungUp::countDown); // never answered: a long poll whose client leaves
-                case "/boom" -> throw new IllegalStateException("boom");
-                default ->
-                    call.respond(
-                        200,
-                        "text/plain",
-                        (call.method() + " " + call.rawTarget() + " " + call.body().length)
-                            .getBytes(StandardCharsets.US_ASCII),
-                        Map.of("X-Seen", "yes"));
+            new HttpHandler() {
+              @Override
+              public void handle(HttpCall call) {
+                answer(call);
+              }
+
+              @Override
+              public boolean onEventLoop(HttpCall call) {
+                return call.rawPath().startsWith("/loop/");
               }
             });
     address = edge.start();
+  }
+
+  private void answer(HttpCall call) {
+    switch (call.rawPath()) {
+      case "/slow" -> {
+        sleep(300);
+        call.respond(200, "text/plain", "slow".getBytes(StandardCharsets.US_ASCII), Map.of());
+      }
+      case "/hold" ->
+          call.onHangUp(hungUp::countDown); // never answered: a long poll whose client leaves
+      case "/boom", "/loop/boom" -> throw new IllegalStateException("boom");
+      case "/loop/thread" ->
+          call.respond(
+              200,
+              "text/plain",
+              Thread.currentThread().getName().getBytes(StandardCharsets.US_ASCII),
+              Map.of());
+      default ->
+          call.respond(
+              200,
+              "text/plain",
+              (call.method() + " " + call.rawTarget() + " " + call.body().length)
+                  .getBytes(StandardCharsets.US_ASCII),
+              Map.of("X-Seen", "yes"));
+    }
   }
 
   @AfterEach
@@ -101,6 +118,26 @@ class HttpEdgeTest {
       send(s, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
       assertThat(read(s).body).isEqualTo("slow");
       assertThat(read(s).body).isEqualTo("GET /fast 0");
+    }
+  }
+
+  @Test
+  void quickRequestsRunOnTheEventLoopAndKeepTheirPlaceAmongPipelinedOnes() throws IOException {
+    try (Socket s = connect("127.0.0.1")) {
+      send(
+          s,
+          "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /loop/thread HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /loop/boom HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /fast HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /loop/thread HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(read(s).body).isEqualTo("slow");
+      Response inline = read(s);
+      assertThat(inline.status).isEqualTo(200);
+      assertThat(inline.body).isNotEqualTo("handler"); // the event loop's own thread
+      assertThat(read(s).status).isEqualTo(500); // a throwing inline handler: 500, connection kept
+      assertThat(read(s).body).isEqualTo("GET /fast 0");
+      assertThat(read(s).body).isEqualTo(inline.body);
     }
   }
 
