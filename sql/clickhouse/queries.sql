@@ -69,7 +69,7 @@ SELECT run_id, metric, count() AS samples,
 FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
 
 -- name: scaling_steps
--- purpose: the latest scaling experiment per step: orders/s (drain), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
+-- purpose: the latest scaling experiment per step: its figure (the sustained capacity through the gateway where a search ran, else the drain's orders/s), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
 WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
          e.orders AS r_orders,
@@ -78,7 +78,8 @@ WITH runs_of AS (
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
          cc.value AS r_client_cores, fl.value AS r_floor, rv.value AS r_revalued,
          rv.run_id AS r_revalued_run, idl.value AS r_idle_cores,
-         idl.run_id AS r_idle_run
+         idl.run_id AS r_idle_run, cap.value AS r_capacity, br.value AS r_rung_cores,
+         acc.value AS r_accept_p99, vis.value AS r_visible_p99
   FROM experiment_runs AS e FINAL
   INNER JOIN run_prices AS p ON p.run_id = e.run_id
   LEFT JOIN run_stack_cpu AS c ON c.run_id = e.run_id
@@ -90,34 +91,65 @@ WITH runs_of AS (
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla_is_floor') AS fl ON fl.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'drain_revalued_per_s') AS rv ON rv.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'idle_cpu_cores') AS idl ON idl.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'capacity_orders_per_s') AS cap ON cap.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'busiest_rung_cores') AS br ON br.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'accept_p99_ms_at_capacity') AS acc ON acc.run_id = e.run_id
+  LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'visible_p99_ms_at_capacity') AS vis ON vis.run_id = e.run_id
   WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL
                            WHERE (architecture = 'baseline') = {baseline})),
+-- the step's figure: its sustained capacity through the gateway where a search ran, else the drain; its
+-- C_SLA: the search's where one ran (open loop), else Locust's breaking point
+kinds AS (
+  SELECT step, countIf(kind = 'capacity') > 0 AS by_capacity,
+         if(countIf(kind = 'capacity' AND (r_c_sla > 0 OR r_floor > 0)) > 0, 'capacity', 'locust') AS sla_kind
+  FROM runs_of GROUP BY step),
+runs_kinds AS (SELECT * FROM runs_of INNER JOIN kinds USING step),
 per_step AS (
   SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
          any(r_threads) AS stream_threads, any(r_parallelism) AS pnl_parallelism,
          avg(r_usd_hour) AS usd_hour,
-         avgIf(r_orders_per_s, kind = 'drain') AS orders_per_s,
-         minIf(r_orders_per_s, kind = 'drain') AS orders_per_s_min,
-         maxIf(r_orders_per_s, kind = 'drain') AS orders_per_s_max,
-         groupArrayIf(r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0) AS orders_per_s_runs,
+         -- a search that never broke found a floor: never the step's figure (it shows as no C_SLA: unbroken at)
+         any(by_capacity) AS by_capacity_, any(sla_kind) AS sla_kind_,
+         if(by_capacity_, avgIf(r_capacity, kind = 'capacity' AND r_capacity > 0 AND r_floor = 0),
+            avgIf(r_orders_per_s, kind = 'drain')) AS orders_per_s,
+         if(by_capacity_, minIf(r_capacity, kind = 'capacity' AND r_capacity > 0 AND r_floor = 0),
+            minIf(r_orders_per_s, kind = 'drain')) AS orders_per_s_min,
+         if(by_capacity_, maxIf(r_capacity, kind = 'capacity' AND r_capacity > 0 AND r_floor = 0),
+            maxIf(r_orders_per_s, kind = 'drain')) AS orders_per_s_max,
+         if(by_capacity_, groupArrayIf(r_capacity, kind = 'capacity' AND r_capacity > 0 AND r_floor = 0),
+            groupArrayIf(r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0)) AS orders_per_s_runs,
+         avgIf(r_orders_per_s, kind = 'drain') AS drain_orders_per_s,
+         maxIf(r_accept_p99, kind = 'capacity' AND r_accept_p99 > 0) AS accept_p99_at_capacity,
+         maxIf(r_visible_p99, kind = 'capacity' AND r_visible_p99 > 0) AS visible_p99_at_capacity,
          -- how long the measured orders took to drain: under a minute it is a transient, not a steady state
          avgIf(r_orders / r_orders_per_s, kind = 'drain' AND r_orders_per_s > 0) AS drain_seconds,
          groupArrayIf(r_pnl_per_s, kind = 'pnl' AND r_pnl_per_s > 0) AS pnl_per_s_runs,
          -- a left join's unmatched row carries defaults, not NULLs: the idle figure exists where its run id does
-         avgIf(r_idle_cores, kind = 'drain' AND r_idle_run != '') AS idle_cpu_cores,
+         avgIf(r_idle_cores, kind IN ('drain', 'capacity') AND r_idle_run != '') AS idle_cpu_cores,
          avgIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s,
          minIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_min,
          maxIf(r_pnl_per_s, kind = 'pnl') AS pnl_per_s_max,
          avgIf(if(empty(ifNull(r_revalued_run, '')), r_pnl_during, r_revalued), kind = 'drain') AS pnl_during_drain_per_s,
-         avgIf(r_client_cores, kind = 'http') AS http_client_cpu_cores,
-         maxIf(r_floor, kind = 'http') AS c_sla_floor,
-         avgIf(r_c_sla, kind = 'http') AS c_sla,
-         minIf(r_c_sla, kind = 'http') AS c_sla_min,
-         maxIf(r_c_sla, kind = 'http') AS c_sla_max,
-         countIf(kind = 'drain') AS repeats,
-         max(r_cpu_cores) AS max_cpu_cores
-  FROM runs_of GROUP BY step)
+         avgIf(r_client_cores, kind = sla_kind AND r_client_cores > 0) AS http_client_cpu_cores,
+         -- a run that never broke gives a floor: C_SLA is the mean of the runs that broke; only when none did
+         -- is the step's figure the (highest) floor, flagged so
+         countIf(kind = sla_kind AND r_c_sla > 0 AND r_floor = 0) = 0 AND countIf(kind = sla_kind AND r_floor > 0) > 0
+           AS c_sla_floor,
+         if(c_sla_floor, maxIf(r_c_sla, kind = sla_kind AND r_c_sla > 0),
+            avgIf(r_c_sla, kind = sla_kind AND r_c_sla > 0 AND r_floor = 0)) AS c_sla,
+         if(c_sla_floor, nan, minIf(r_c_sla, kind = sla_kind AND r_c_sla > 0 AND r_floor = 0)) AS c_sla_min,
+         if(c_sla_floor, nan, maxIf(r_c_sla, kind = sla_kind AND r_c_sla > 0 AND r_floor = 0)) AS c_sla_max,
+         avgIf(r_c_sla, kind = 'locust') AS locust_c_sla,
+         maxIf(r_floor, kind = 'locust') AS locust_c_sla_floor,
+         greatest(countIf(kind = 'drain'), countIf(kind = 'capacity')) AS repeats,
+         -- a capacity run's own average includes its settles: its busiest rung is what the quota allowed
+         max(greatest(r_cpu_cores, r_rung_cores)) AS max_cpu_cores
+  FROM runs_kinds GROUP BY step)
 SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, repeats, round(usd_hour, 6) AS usd_hour,
+       if(by_capacity_, 'capacity', 'drain') AS figure, round(drain_orders_per_s, 3) AS drain_orders_per_s,
+       round(accept_p99_at_capacity, 1) AS accept_p99_ms_at_capacity,
+       round(visible_p99_at_capacity, 1) AS visible_p99_ms_at_capacity,
+       sla_kind_ AS sla_kind, round(locust_c_sla, 3) AS locust_c_sla, locust_c_sla_floor > 0 AS locust_is_floor,
        round(orders_per_s, 3) AS orders_per_s, round(orders_per_s_min, 3) AS orders_per_s_min,
        round(orders_per_s_max, 3) AS orders_per_s_max, orders_per_s_runs, pnl_per_s_runs,
        round(idle_cpu_cores, 3) AS idle_cpu_cores, round(drain_seconds, 3) AS drain_seconds,

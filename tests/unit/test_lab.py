@@ -98,10 +98,10 @@ def client(tmp_path_factory):
         ("d1b", "drain", 1, 1.0, "e1"),
         ("p1a", "pnl", 1, 1.0, "e1"),
         ("p1b", "pnl", 1, 1.0, "e1"),
-        ("h1", "http", 1, 1.0, "e1"),
+        ("h1", "locust", 1, 1.0, "e1"),
         ("d2", "drain", 2, 2.0, "e1"),
         ("p2", "pnl", 2, 2.0, "e1"),
-        ("h2", "http", 2, 2.0, "e1"),
+        ("h2", "locust", 2, 2.0, "e1"),
     ]
     c.insert(
         "runs",
@@ -226,6 +226,96 @@ def test_scaling_steps_against_hand_computed_values(client):
     # 1,000 orders per drain: d1a 1000/900 s, d1b 1000/1100 s; d2 1000/1500 s
     assert s1["drain_seconds"] == pytest.approx((1000 / 900 + 1000 / 1100) / 2, abs=1e-3)
     assert s2["drain_seconds"] == pytest.approx(1000 / 1500, abs=1e-3)
+
+
+def test_a_steps_figure_is_its_capacity_search_where_one_ran(client):
+    c = client  # a later experiment than the fixture's, removed again at the end
+    runs = [("d", "drain", 1), ("c1", "capacity", 1), ("c2", "capacity", 2), ("c3", "capacity", 3), ("l", "locust", 1)]
+    c.insert(
+        "runs",
+        [[r, k, k, T0, T0, 1, 8, 1, 1, 1, 1.0, 8.0, "", "{}", "w", 1, "test", "{}"] for r, k, _ in runs],
+        column_names=[
+            "run_id",
+            "kind",
+            "shape",
+            "started",
+            "ended",
+            "scale_step",
+            "partitions",
+            "stream_threads",
+            "instances",
+            "flink_parallelism",
+            "vcpus",
+            "memory_gb",
+            "instance_type",
+            "heap_sizes",
+            "workload",
+            "seed",
+            "code_version",
+            "config",
+        ],  # fmt: skip
+    )
+    c.insert(
+        "experiment_runs",
+        [
+            ["cap", T0 + dt.timedelta(hours=9), 1, "1 vCPU", rep, k, r, 1.0, 8.0, 1, 1, 0, 100.0, "{}"]
+            for r, k, rep in runs
+        ],
+        column_names=[
+            "experiment_id",
+            "started",
+            "step",
+            "step_name",
+            "repeat",
+            "kind",
+            "run_id",
+            "vcpus",
+            "memory_gb",
+            "stream_threads",
+            "pnl_parallelism",
+            "orders",
+            "tick_rate",
+            "conditions",
+        ],  # fmt: skip
+    )
+    c.insert(
+        "run_results",
+        [
+            ["d", "drain_orders_per_s", 5000.0],
+            ["c1", "capacity_orders_per_s", 400.0],
+            ["c1", "c_sla", 800.0],
+            ["c1", "c_sla_is_floor", 0.0],
+            ["c1", "busiest_rung_cores", 0.93],
+            ["c1", "idle_cpu_cores", 0.2],
+            ["c1", "client_cpu_cores", 0.1],
+            ["c2", "capacity_orders_per_s", 600.0],
+            ["c2", "c_sla", 1200.0],
+            ["c2", "c_sla_is_floor", 0.0],
+            ["c2", "busiest_rung_cores", 0.97],
+            ["c3", "capacity_orders_per_s", 900.0],  # unbroken: a floor, not a figure
+            ["c3", "c_sla", 1800.0],
+            ["c3", "c_sla_is_floor", 1.0],
+            ["l", "c_sla", 290.0],
+            ["l", "c_sla_is_floor", 1.0],
+            ["l", "client_cpu_cores", 0.9],
+        ],
+        column_names=["run_id", "name", "value"],
+    )
+    try:
+        (row,) = scaling_rows(c)
+    finally:
+        for table in ("experiment_runs", "runs", "run_results"):
+            key = "experiment_id = 'cap'" if table == "experiment_runs" else "run_id IN ('d', 'c1', 'c2', 'c3', 'l')"
+            c.command(f"ALTER TABLE {table} DELETE WHERE {key} SETTINGS mutations_sync = 2")
+    assert row["figure"] == "capacity" and row["repeats"] == 3
+    assert (row["orders_per_s"], row["orders_per_s_min"], row["orders_per_s_max"]) == (500, 400, 600)
+    assert sorted(row["orders_per_s_runs"]) == [400, 600] and row["drain_orders_per_s"] == 5000
+    # C_SLA from the open-loop searches that broke (c3's floor is not averaged in); Locust's unbroken run stays
+    # beside it as a floor of its own
+    assert row["sla_kind"] == "capacity" and row["c_sla"] == 1000 and row["c_sla_is_floor"] == 0
+    assert row["locust_c_sla"] == 290 and row["locust_is_floor"] == 1
+    assert row["http_client_cpu_cores"] == pytest.approx(0.1)
+    assert row["max_cpu_cores"] == pytest.approx(0.97) and row["idle_cpu_cores"] == pytest.approx(0.2)
 
 
 def test_analysis_prices_both_ways_and_says_where_adding_stops_paying(client):
@@ -416,7 +506,7 @@ def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_boun
     rows = _rows([(0.5, 1000), (1, 1800), (2, 2500)])
     rows[2]["http_client_cpu_cores"] = 0.6
     text = " ".join(analysis.analyse(rows, pricesheet.load(), cores=2, boots=20).conclusions)
-    assert "At 2 vCPU the stack's quota plus Locust's CPU (0.60 cores) exceed this machine's 2 cores" in text
+    assert "At 2 vCPU the stack's quota plus the load client's CPU (0.60 cores) exceed this machine's 2 cores" in text
     assert "At 1 vCPU" not in text
     assert "3 resource levels: too few to hold one out" in text
 
@@ -617,7 +707,30 @@ def test_a_floor_is_never_labelled_c_sla_anywhere_in_the_report():
     data = json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
     sla = next(c for c in data["charts"] if c["id"] == "chart-sla")
     named = {s["name"]: [p["y"] for p in s["points"]] for s in sla["series"]}
-    assert 290.0 not in named["C_SLA"] and named["unbroken at the users cap: a floor, not a C_SLA"] == [290.0]
+    assert 290.0 not in named["C_SLA"] and named["unbroken (the load never broke it): a floor, not a C_SLA"] == [290.0]
     step = data["steps"][3]
     assert step["c_sla"] is None and step["c_sla_floor"] == 290.0 and step["usd_per_1000_requests_at_sla"] is None
     assert "held 290" not in page and "No C_SLA at 2 vCPU (unbroken at 290 requests/s)" in page
+
+
+def test_capacity_steps_are_named_as_such_and_a_search_that_never_broke_is_a_floor():
+    rows = _rows([(0.5, 300), (1, 700), (1.5, 1000), (2, 1200)])
+    for r in rows:
+        r.update(figure="capacity", sla_kind="capacity", c_sla=2 * r["orders_per_s"], locust_c_sla=290.0)
+        r.update(accept_p99_ms_at_capacity=40.0 / r["vcpus"], visible_p99_ms_at_capacity=250.0)
+        r["locust_is_floor"] = 1
+    rows[3]["c_sla_is_floor"] = 1
+    a = analysis.analyse(rows, pricesheet.load(), boots=10)
+    text = " ".join(a.conclusions)
+    assert (
+        "the sustained capacity through the gateway (open-loop rungs held to loadtest/slo.yaml) went from 300" in text
+    )
+    assert "No C_SLA at 2 vCPU (unbroken at 2,400 requests/s): the capacity search's highest rung" in text
+    assert (
+        "loadtest/slo.yaml's flow targets, open loop: each order is two requests" in text
+        and "held 600, 1,400, 2,000" in text
+    )
+    assert "Locust's breaking point beside the open-loop search: 0.5 vCPU 290 requests/s (unbroken: a floor)" in text
+    assert "What members saw at each capacity (accept / visible p99): 0.5 vCPU 80 / 250 ms, 1 vCPU 40 / 250 ms" in text
+    what = labreport.what_ran({"drains": False, "capacity": True, "capacity_seconds": 20, "locust": False})
+    assert "open-loop rungs of 20 s" in what and "drained" not in what and "Locust" not in what

@@ -19,23 +19,44 @@ def lab_plan(cfg, args=None, *, short: bool = False):
     )
     memory = pick("memory_gb", "BS_LAB_MEMORY_GB", float)
     step_text = pick("steps", "BS_LAB_RUN_STEPS" if short else "BS_LAB_STEPS", str)
-    short_pnl = {"pnl_positions": 20_000, "pnl_seconds": 15, "idle_seconds": 5, "settle_seconds": 20} if short else {}
+    # the main job: a capacity search and a P&L run per step, no drains and no Locust, to stay short
+    short_plan = (
+        {"pnl_positions": 20_000, "pnl_seconds": 15, "idle_seconds": 5, "settle_seconds": 20, "capacity_rungs": 5}
+        if short
+        else {"capacity_rungs": pick("capacity_rungs", "BS_LAB_CAPACITY_RUNGS", int)}
+    )
     return Plan(
         steps=steps.parse(step_text, memory),
-        **short_pnl,
-        orders=pick("orders", "BS_LAB_RUN_ORDERS" if short else "BS_LAB_ORDERS", int),
-        # the main job keeps its fixed short drains (labelled transients in its report) to stay short
-        drain_seconds=0 if short else pick("drain_seconds", "BS_LAB_DRAIN_SECONDS", float),
-        warmup=pick("warmup", "BS_LAB_WARMUP", int) if not short else 5_000,
+        **short_plan,
+        orders=pick("orders", "BS_LAB_ORDERS", int),
+        drain_seconds=pick("drain_seconds", "BS_LAB_DRAIN_SECONDS", float),
+        drains=False if short else pick("drains", "BS_LAB_DRAINS", _flag),
+        locust=False if short else pick("locust", "BS_LAB_LOCUST", _flag),
+        capacity_seconds=pick(
+            "capacity_seconds", "BS_LAB_RUN_CAPACITY_SECONDS" if short else "BS_LAB_CAPACITY_SECONDS", float
+        ),
+        capacity_per_vcpu=pick("capacity_per_vcpu", "BS_LAB_CAPACITY_PER_VCPU", float),
+        capacity_factor=pick("capacity_factor", "BS_LAB_CAPACITY_FACTOR", float),
+        capacity_refine=pick("capacity_refine", "BS_LAB_CAPACITY_REFINE", int),
+        warmup=pick("warmup", "BS_LAB_WARMUP", int),
         tick_rate=pick("tick_rate", "BS_LAB_TICK_RATE", str),
         repeats=1 if short else pick("repeats", "BS_LAB_REPEATS", int),
         start_users=pick("start_users", "BS_LAB_START_USERS", int),
         step_users=pick("step_users", "BS_LAB_STEP_USERS", int),
-        hold_seconds=10 if short else pick("hold", "BS_LAB_HOLD_SECONDS", float),
+        hold_seconds=pick("hold", "BS_LAB_HOLD_SECONDS", float),
         slo_p95_ms=pick("slo_p95_ms", "BS_LAB_SLO_P95_MS", float),
-        max_users=pick("max_users", "BS_LAB_RUN_MAX_USERS" if short else "BS_LAB_MAX_USERS", int),
+        max_users=pick("max_users", "BS_LAB_MAX_USERS", int),
         architecture=getattr(args, "architecture", None) or "streams",
     )
+
+
+def _flag(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("0", "1", "true", "false", "on", "off"):
+        raise ValueError(f"expected 1 or 0, got {value!r}")
+    return text in ("1", "true", "on")
 
 
 def cmd_load(cfg, args) -> int:
@@ -133,12 +154,11 @@ def add_commands(sub) -> None:
     s = sub.add_parser(
         "run",
         help="the main job: install, up, reference data, a short scaling experiment "
-        "(three resource steps), the cost and scaling reports",
+        "(a capacity search and a P&L run at each of four resource steps), the cost and scaling reports",
     )
     s.add_argument("--scale", default="tiny", choices=["tiny", "small", "thesis"])
-    s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 0.5,1,1.5,2)")
-    s.add_argument("--orders", type=int, help="orders drained per step (BS_LAB_RUN_ORDERS: 10,000)")
-    s.add_argument("--tick-rate", help="ticks per second during the drains, or `thesis` (BS_LAB_TICK_RATE: thesis)")
+    s.add_argument("--steps", help="vCPUs per step (BS_LAB_RUN_STEPS: 1,1.25,1.5,2)")
+    s.add_argument("--capacity-seconds", type=float, help="each capacity rung's length (BS_LAB_CAPACITY_SECONDS: 20)")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser(
@@ -165,6 +185,19 @@ def add_commands(sub) -> None:
         help="ticks per second during each drain, or `thesis`: each equity every 5 s (BS_LAB_TICK_RATE: thesis)",
     )
     s.add_argument("--repeats", type=int, help="runs per step, to show the spread (BS_LAB_REPEATS: 2)")
+    s.add_argument(
+        "--drains", type=int, choices=[0, 1], help="the seed thesis's drain at every step (BS_LAB_DRAINS: 1)"
+    )
+    s.add_argument(
+        "--locust", type=int, choices=[0, 1], help="Locust's breaking point at every step (BS_LAB_LOCUST: 1)"
+    )
+    s.add_argument("--capacity-seconds", type=float, help="each capacity rung's length (BS_LAB_CAPACITY_SECONDS: 20)")
+    s.add_argument(
+        "--capacity-per-vcpu",
+        type=float,
+        help="the first step's first rung, orders/s per vCPU (BS_LAB_CAPACITY_PER_VCPU: 300)",
+    )
+    s.add_argument("--capacity-rungs", type=int, help="at most this many rungs per step (BS_LAB_CAPACITY_RUNGS: 7)")
     s.add_argument("--start-users", type=int, help="breaking point: users at first (BS_LAB_START_USERS: 20)")
     s.add_argument("--step-users", type=int, help="breaking point: users added per hold (BS_LAB_STEP_USERS: 40)")
     s.add_argument("--hold", type=float, help="breaking point: seconds per hold (BS_LAB_HOLD_SECONDS: 15)")

@@ -2,16 +2,23 @@
 
 At each step the launcher imposes the step's limits on the whole stack (a CPU quota and a memory
 limit on its cgroups; stream threads and P&L parallelism through a restart), then, per repeat:
-1. the seed thesis's experiment: N orders prefilled and drained while ticks flow (the drain's own
-   warm-up orders are processed first and not measured); with `drain_seconds`, N is sized so the drain
-   lasts about that long (a steady state, not a transient), from the latest measured rate scaled by the
-   quota (the first step calibrates with a short drain that is not recorded);
-2. the P&L flow's capacity (`bench pnl`): open positions revalued while ticks flow at 10,000/s;
-3. a breaking-point Locust run: after a hold's worth of warm-up at the first users count (the app
-   was just restarted by the drain: cold JIT), users ramp in holds until p95 exceeds the SLO or errors
-   exceed 1 %; C_SLA is the throughput of the last hold that met both. Ticks flow as in the drain.
+1. (`drains`) the seed thesis's experiment: N orders prefilled and drained while ticks flow (the
+   drain's own warm-up orders are processed first and not measured); with `drain_seconds`, N is sized
+   so the drain lasts about that long (a steady state, not a transient), from the latest measured rate
+   scaled by the quota (the first step calibrates with a short drain that is not recorded);
+2. (`capacity`) the step's figure: its sustained capacity through the gateway, found by open-loop
+   rungs at constant rates (bench system's client; bench/capacity.py picks each next rate), each
+   judged as bench system judges its sustained capacity (loadtest/slo.yaml: no lag grows, every order
+   has its result, commit, tick -> P&L and Postgres latency). C_SLA is that capacity in requests/s (two
+   per order), with the members' accept and visible p99 at it; a search that never broke reports a
+   floor, never a C_SLA;
+3. the P&L flow's capacity (`bench pnl`): open positions revalued while ticks flow at 10,000/s (after
+   the search: it saturates the P&L flow on purpose, and its backlog would fail the search's rungs);
+4. (`locust`) a breaking-point Locust run: after a hold's worth of warm-up at the first users count,
+   users ramp in holds until p95 exceeds the SLO or errors exceed 1 %; shown beside the search (users
+   that wait for each answer slow down with the system rather than exceed it).
 Before its runs, each step measures the idle stack's CPU under its quota (the fixed overhead the
-scalability model takes out), stored with the step's drains. Every run is stored in ClickHouse
+scalability model takes out), stored with the step's drains and capacity searches. Every run is stored in ClickHouse
 (runs, samples, results) and tied to its step in experiment_runs with the limits in force. The
 limits are lifted, and the configured threads and parallelism restored, when the experiment ends,
 fails or is interrupted. The load generators run outside the stack's groups: they are not limited,
@@ -65,6 +72,19 @@ class Plan:
     pnl_tick_rate: float = 10_000
     pnl_seconds: float = 20
     drain_seconds: float = 0  # > 0: each drain sized to last about this long (`orders` at the least)
+    drains: bool = True  # the seed thesis's drain at every step (the main job leaves it out to stay short)
+    # the step's figure: its sustained capacity through the gateway, found by open-loop rungs
+    # (bench/capacity.py) held to loadtest/slo.yaml as bench system holds its steps
+    capacity: bool = True
+    capacity_seconds: float = 20  # each rung's length
+    capacity_per_vcpu: float = 300  # the first step's first rung, orders/s per vCPU of its quota
+    capacity_factor: float = 2
+    capacity_refine: int = 1
+    capacity_rungs: int = 7
+    locust: bool = True  # Locust's breaking point too (members as a user count, not a rate)
+    # before the first step, limits lifted, not recorded: orders through the gateway and ticks, so the first
+    # step does not measure the stack's own start (JIT, the P&L job's first windows, caches)
+    warm_seconds: float = 30
     idle_seconds: float = 10  # the idle stack's CPU under each step's quota, before its runs
     settle_seconds: float = 60  # at most this long for the last run's backlog to drain before it
     # streams: drain, P&L capacity and breaking point per step. baseline: the monolith drains (its P&L
@@ -76,6 +96,12 @@ class Plan:
             raise ValueError("orders >= 100, repeats >= 1, hold >= 3 s and users >= 1 are required")
         if self.pnl_positions < 100 or self.pnl_seconds < 5:
             raise ValueError("P&L runs need >= 100 positions and >= 5 s")
+        if self.architecture == "baseline" and not self.drains:
+            raise ValueError("the baseline is measured by its drains (it has no gateway)")
+        if not (self.drains or self.capacity):
+            raise ValueError("a step needs a figure: drains, a capacity search, or both")
+        if self.capacity_seconds < 5 or self.capacity_per_vcpu <= 0:
+            raise ValueError("capacity rungs need >= 5 s and a starting rate > 0")
         if self.architecture not in ("streams", "baseline"):
             raise ValueError(f"architecture must be streams or baseline, got {self.architecture!r}")
 
@@ -115,17 +141,29 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
         "architecture": plan.architecture,
         "tick_rate": f"{plan.tick_rate}",
         "http_tick_rate": http_ticks,
+        "drains": plan.drains,
+        "capacity": plan.capacity and plan.architecture == "streams",
+        "capacity_seconds": plan.capacity_seconds,
+        "locust": plan.locust and plan.architecture == "streams",
     }
+    runs = [f"drain {plan.orders:,}+ orders with ticks {tick_rate:,.0f}/s"] if plan.drains else []
+    if plan.architecture == "streams":
+        runs.append(f"revalue {plan.pnl_positions:,} positions with ticks {plan.pnl_tick_rate:,.0f}/s")
+        if plan.capacity:
+            runs.append(f"search the sustained capacity through the gateway ({plan.capacity_seconds:g} s rungs)")
+        if plan.locust:
+            runs.append("a Locust breaking-point run")
     progress(
-        f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s); drain "
-        f"{plan.orders:,} orders with ticks {tick_rate:,.0f}/s, revalue {plan.pnl_positions:,} positions with "
-        f"ticks {plan.pnl_tick_rate:,.0f}/s, then a breaking-point run"
+        f"[lab] experiment {experiment_id}: {len(plan.steps)} steps x {plan.repeats} repeat(s): " + ", ".join(runs)
     )
     last_rate: tuple[float, float] | None = None  # (vCPUs, orders/s) of the latest drain, to size the next
+    last_capacity: tuple[float, float] | None = None  # (vCPUs, orders/s) of the latest capacity found
     base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
     deployed = base_parallelism
     threads_changed = False
     try:
+        if plan.capacity and plan.architecture == "streams" and plan.warm_seconds > 0:
+            _warm(cfg, plan, http_ticks, progress)
         for number, step in enumerate(plan.steps, 1):
             scfg = cfg.with_overrides(**step.settings())
             progress(f"[lab] step {number}/{len(plan.steps)}: {step.name}, {step.memory_gb:g} GB")
@@ -135,7 +173,12 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             if wanted != deployed:  # a step without its own parallelism runs at the configured one
                 _redeploy_pnl(scfg, progress)
                 deployed = wanted
-            threads_changed |= bool(step.stream_threads)  # the drain restarts the app with them
+            threads_changed |= bool(step.stream_threads)  # a drain restarts the app with them
+            if step.stream_threads and not plan.drains and plan.architecture == "streams":
+                progress(f"[lab] restarting the streams app with {step.stream_threads} stream threads")
+                default_stack(scfg).down(["streams"])
+                if not default_stack(scfg).up(["streams"]):
+                    raise RuntimeError("the streams app did not restart with the step's stream threads")
             idle = idle_cores(groups, plan.idle_seconds, settle=_settled(cfg, plan.settle_seconds))
             progress(
                 f"[lab] idle stack under the quota: {idle:.2f} cores"
@@ -155,35 +198,34 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     progress=progress,
                 )
 
-            if plan.drain_seconds > 0 and last_rate is None:
+            if plan.drains and plan.drain_seconds > 0 and last_rate is None:
                 # nothing measured yet to size the first drain by: a short drain of `orders`, not recorded
                 progress(f"[lab] calibrating: {plan.orders:,} orders to size the drains")
                 calibration = drain_of(plan.orders)
                 last_rate = (step.vcpus, _figure(cfg, calibration.run_id, "drain_orders_per_s"))
             for repeat in range(1, plan.repeats + 1):
-                orders = drain_orders(plan.orders, plan.drain_seconds, last_rate, step.vcpus)
-                if orders != plan.orders:
-                    progress(f"[lab] drain sized to about {plan.drain_seconds:.0f} s: {orders:,} orders")
-                drain = drain_of(orders)
-                rate = _figure(cfg, drain.run_id, "drain_orders_per_s")
-                last_rate = (step.vcpus, rate) if rate else last_rate
-                if idle is not None:
-                    _result(cfg, drain.run_id, "idle_cpu_cores", idle)
-                _record(
-                    cfg,
-                    experiment_id,
-                    number,
-                    step,
-                    repeat,
-                    "drain",
-                    drain.run_id,
-                    orders,
-                    tick_rate,
-                    conditions,
-                    plan.architecture,
+                record = lambda kind, run_id, orders, ticks, repeat=repeat, number=number, step=step: _record(  # noqa: E731
+                    cfg, experiment_id, number, step, repeat, kind, run_id, orders, ticks, conditions, plan.architecture
                 )
+                if plan.drains:
+                    orders = drain_orders(plan.orders, plan.drain_seconds, last_rate, step.vcpus)
+                    if orders != plan.orders:
+                        progress(f"[lab] drain sized to about {plan.drain_seconds:.0f} s: {orders:,} orders")
+                    drain = drain_of(orders)
+                    rate = _figure(cfg, drain.run_id, "drain_orders_per_s")
+                    last_rate = (step.vcpus, rate) if rate else last_rate
+                    if idle is not None:
+                        _result(cfg, drain.run_id, "idle_cpu_cores", idle)
+                    record("drain", drain.run_id, orders, tick_rate)
                 if plan.architecture == "baseline":
                     continue
+                # before the P&L run, which saturates the P&L flow on purpose and leaves it a backlog
+                if plan.capacity:
+                    start = capacity_start(plan.capacity_per_vcpu, last_capacity, step.vcpus)
+                    found, run_id = _capacity(scfg, plan, start, http_ticks, number, idle, progress)
+                    if found.rate:
+                        last_capacity = (step.vcpus, found.rate)
+                    record("capacity", run_id, 0, http_ticks)
                 pnl = driver.run_pnl(
                     scfg,
                     positions=plan.pnl_positions,
@@ -192,35 +234,25 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
                     scale_step=number,
                     progress=progress,
                 )
-                _record(
-                    cfg,
-                    experiment_id,
-                    number,
-                    step,
-                    repeat,
-                    "pnl",
-                    pnl.run_id,
-                    plan.pnl_positions,
-                    plan.pnl_tick_rate,
-                    conditions,
-                )
-                http = driver.run_http(
-                    scfg,
-                    shape="breaking-point",
-                    users=plan.start_users,
-                    duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
-                    scale_step=number,
-                    tick_rate=http_ticks,
-                    progress=progress,
-                    extra_env={
-                        "BS_LOAD_STEP_USERS": str(plan.step_users),
-                        "BS_LOAD_HOLD": str(plan.hold_seconds),
-                        "BS_LOAD_SLO_P95_MS": str(plan.slo_p95_ms),
-                        "BS_LOAD_MAX_USERS": str(plan.max_users),
-                        "BS_LOAD_WARMUP": str(plan.hold_seconds),
-                    },
-                )
-                _record(cfg, experiment_id, number, step, repeat, "http", http.run_id, 0, http_ticks, conditions)
+                record("pnl", pnl.run_id, plan.pnl_positions, plan.pnl_tick_rate)
+                if plan.locust:
+                    http = driver.run_http(
+                        scfg,
+                        shape="breaking-point",
+                        users=plan.start_users,
+                        duration=plan.hold_seconds * (plan.max_users // plan.step_users + 2),
+                        scale_step=number,
+                        tick_rate=http_ticks,
+                        progress=progress,
+                        extra_env={
+                            "BS_LOAD_STEP_USERS": str(plan.step_users),
+                            "BS_LOAD_HOLD": str(plan.hold_seconds),
+                            "BS_LOAD_SLO_P95_MS": str(plan.slo_p95_ms),
+                            "BS_LOAD_MAX_USERS": str(plan.max_users),
+                            "BS_LOAD_WARMUP": str(plan.hold_seconds),
+                        },
+                    )
+                    record("locust", http.run_id, 0, http_ticks)
     finally:
         groups.quota(None)
         groups.memory_limit(None)
@@ -267,6 +299,82 @@ def _settled(cfg: Config, timeout: float):
         _wait_settled(cfg, list(GROUPS), timeout, floor=200)
 
     return wait
+
+
+def _warm(cfg: Config, plan: Plan, tick_rate: float, progress) -> None:
+    from brokerstream.loadtest.bench import system
+
+    rate = plan.capacity_per_vcpu
+    progress(f"[lab] warm-up, limits lifted, not recorded: {rate:,.0f} orders/s for {plan.warm_seconds:.0f} s")
+    system.run(
+        cfg,
+        rates=[rate],
+        step_seconds=plan.warm_seconds,
+        tick_rate=tick_rate,
+        http_max=rate,
+        positions=0,
+        ceiling_records=0,
+        idle_seconds=1,
+        warmup_seconds=0,
+        progress=lambda _: None,
+    )
+
+
+def capacity_start(per_vcpu: float, last: tuple[float, float] | None, vcpus: float) -> float:
+    """The first rung of a step's capacity search: the latest capacity found scaled by the quota, else
+    `per_vcpu` per vCPU."""
+    if last is None or last[1] <= 0:
+        return per_vcpu * vcpus
+    return last[1] * vcpus / last[0]
+
+
+# a member's order through the gateway is two requests: its POST and the long poll of its result
+REQUESTS_PER_ORDER = 2
+
+
+def _capacity(scfg: Config, plan: Plan, start: float, tick_rate: float, number: int, idle, progress):
+    """The step's sustained capacity through the gateway (bench system's rungs, chosen by a search);
+    stored with the run: orders/s, C_SLA in requests/s, whether it is a floor, the busiest rung's cores."""
+    from brokerstream.loadtest.bench import system
+    from brokerstream.loadtest.bench.capacity import Search
+
+    search = Search(
+        start=start, factor=plan.capacity_factor, refine=plan.capacity_refine, max_rungs=plan.capacity_rungs
+    )
+    progress(f"[lab] capacity search from {start:,.0f} orders/s, rungs of {plan.capacity_seconds:.0f} s")
+    result = system.run(
+        scfg,
+        search=search,
+        step_seconds=plan.capacity_seconds,
+        tick_rate=tick_rate,
+        positions=0,
+        ceiling_records=0,
+        idle_seconds=2,
+        warmup_seconds=5,
+        scale_step=number,
+        progress=progress,
+    )
+    found = Search.found([(s.rate, s.sustained) for s in result.steps])
+    progress(f"[lab] capacity: {found.describe()}")
+    figures = {"c_sla_is_floor": float(found.is_floor)}
+    if found.rate:
+        figures["capacity_orders_per_s"] = found.rate
+        figures["c_sla"] = found.rate * REQUESTS_PER_ORDER
+        # what members saw at that rate (their own targets are the gateway's, not the step's figure)
+        at = next(s for s in result.steps if s.rate == found.rate)
+        for name, summary in (("accept", at.accept_ms), ("visible", at.visible_ms)):
+            if summary.get("p99") is not None:
+                figures[f"{name}_p99_ms_at_capacity"] = summary["p99"]
+    if found.ceiling:
+        figures["capacity_ceiling"] = found.ceiling
+    if result.steps:
+        figures["client_cpu_cores"] = max(s.client_cpu_cores for s in result.steps)
+        figures["busiest_rung_cores"] = max(sum(s.cpu_cores.values()) for s in result.steps)
+    if idle is not None:
+        figures["idle_cpu_cores"] = idle
+    for name, value in figures.items():
+        _result(scfg, result.run_id, name, value)
+    return found, result.run_id
 
 
 MAX_DRAIN_ORDERS = 5_000_000

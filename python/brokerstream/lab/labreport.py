@@ -51,7 +51,9 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
     out = [
         {
             "id": "chart-orders",
-            "title": "Orders per second against dollars per hour (drain, ticks flowing)",
+            "title": "Orders per second against dollars per hour ("
+            + ("sustained capacity, gateway" if any(s.get("figure") == "capacity" for s in steps) else "drain")
+            + ", ticks flowing)",
             "x": {"label": "USD per hour", "log": True},
             "y": {"label": "orders/s", "log": True},
             "series": [
@@ -139,7 +141,7 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
                     "points": measured("c_sla", "c_sla_min", "c_sla_max"),
                 },
                 {
-                    "name": "unbroken at the users cap: a floor, not a C_SLA",
+                    "name": "unbroken (the load never broke it): a floor, not a C_SLA",
                     "kind": "points",
                     "color": COLORS["baseline"],
                     "labels": True,
@@ -311,6 +313,7 @@ STEP_COLUMNS = [
     ("usd_hour", "$/h on demand", ".4f"),
     ("usd_hour_fargate", "$/h Fargate", ".4f"),
     ("orders_per_s", "orders/s", ",.0f"),
+    ("drain_orders_per_s", "drain orders/s", ",.0f"),
     ("drain_seconds", "drain s", ",.1f"),
     ("orders_per_s_min", "min", ",.0f"),
     ("orders_per_s_max", "max", ",.0f"),
@@ -320,12 +323,15 @@ STEP_COLUMNS = [
     ("pnl_per_s_per_usd_hour", "revalued/s per $/h", ",.0f"),
     ("c_sla", "C_SLA req/s", ",.1f"),
     ("c_sla_floor", "no C_SLA: unbroken at (a floor)", ",.1f"),
+    ("accept_p99_ms_at_capacity", "accept p99 ms at capacity", ",.0f"),
+    ("visible_p99_ms_at_capacity", "visible p99 ms at capacity", ",.0f"),
+    ("locust_c_sla", "Locust breaking point req/s", ",.1f"),
     ("usd_per_1000_requests_at_sla", "$ per 1,000 req at C_SLA", ".2e"),
     ("scalability_vs_previous", "F(k)/F(k-1)", ".3f"),
     ("idle_cpu_cores", "idle stack CPU", ".2f"),
     ("max_cpu_cores", "stack CPU used (max of runs)", ".2f"),
     ("cpu_used_share", "share of quota used", ".0%"),
-    ("http_client_cpu_cores", "Locust CPU", ".2f"),
+    ("http_client_cpu_cores", "load client CPU", ".2f"),
 ]
 PROJECTION_COLUMNS = [
     ("vcpus", "vCPUs", ""),
@@ -339,6 +345,36 @@ PROJECTION_COLUMNS = [
 ]
 
 
+def what_ran(meta: dict) -> str:
+    """The experiment in words, from what its runs recorded."""
+    runs = []
+    if meta.get("drains", True):
+        runs.append(
+            f"{meta.get('orders', 0):,} orders prefilled and drained while ticks flowed at "
+            f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders)"
+        )
+    runs.append(
+        f"{meta.get('pnl_positions', 0):,} open positions revalued with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s"
+    )
+    if meta.get("capacity"):
+        runs.append(
+            f"the sustained capacity through the gateway: open-loop rungs of {meta.get('capacity_seconds', 0):g} s at "
+            f"constant rates (each order a POST and a long poll of its result, ticks at "
+            f"{meta.get('http_tick_rate', 0):,.0f}/s), the next rate chosen by whether the last held "
+            "loadtest/slo.yaml's flow targets (no lag grows, every result, commit, P&L and Postgres latency)"
+        )
+    if meta.get("locust", True):
+        runs.append(
+            f"Locust members ramping, after a hold of warm-up, until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms "
+            "or errors 1 %"
+        )
+    return (
+        "Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with its connectors, "
+        "Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
+        "At each step: " + "; then ".join(runs) + ". The load generators ran on the same machine, outside the limits."
+    )
+
+
 def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None = None) -> str:
     specs = charts(a) + (comparison_charts(comparison) if comparison else [])
     data = json.dumps(
@@ -346,17 +382,7 @@ def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None 
     ).replace("</", "<\\/")
     script = (Path(__file__).with_name("charts.js")).read_text()
     usl = a.usl_orders
-    what = (
-        f"Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with six connectors, "
-        f"Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
-        f"At each step: {meta.get('orders', 0):,} orders prefilled and drained while ticks flowed at "
-        f"{meta.get('tick_rate', 0):,.0f}/s (after {meta.get('warmup', 0):,} warm-up orders); then "
-        f"{meta.get('pnl_positions', 0):,} open positions revalued with ticks at "
-        f"{meta.get('pnl_tick_rate', 0):,.0f}/s; "
-        f"then, after a hold of warm-up, Locust members "
-        f"ramping until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms or errors 1 %. The load generators ran on the "
-        f"same machine, outside the limits."
-    )
+    what = what_ran(meta)
     parts = [
         "<!doctype html><html lang=en><meta charset=utf-8><title>brokerstream: throughput per dollar as it "
         "scales</title>",
@@ -381,7 +407,16 @@ def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None 
         + "".join(f'<div class=chart id="{c["id"]}"></div>' for c in specs)
         + "</div>",
         "<h2>Steps</h2>" + _table(a.steps, STEP_COLUMNS),
-        "<p class=note>orders/s: drain throughput (measured orders over the span of their results). Positions "
+        "<p class=note>orders/s: "
+        + (
+            "the sustained capacity through the gateway (the highest rung that held loadtest/slo.yaml's flow "
+            "targets below one that did not; min and max over repeats), with the members' accept and visible p99 "
+            "at it (under a CPU quota the kernel stops the stack for the rest of each 100 ms period once the "
+            "quota is spent, which sets a floor under tail latency); drain orders/s beside it. "
+            if any(s.get("figure") == "capacity" for s in a.steps)
+            else "drain throughput (measured orders over the span of their results). "
+        )
+        + "Positions "
         f"revalued/s: the P&L job's own counters while {meta.get('pnl_positions', 0):,} open positions were revalued "
         f"with ticks at {meta.get('pnl_tick_rate', 0):,.0f}/s (its capacity under the step). F(k) is orders/s per "
         "dollar-hour; "
@@ -404,8 +439,8 @@ def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None 
             f"{format(terms[name][0], fmt)} (90 % band {format(terms[name][1], fmt)} to {format(terms[name][2], fmt)})"
         )
         parts.append(
-            "<h2>Model: how far it can be trusted</h2><p>Universal Scalability Law fitted to the drain over the "
-            f"flow's resources: each step's quota minus the idle stack's cores ({m.overhead:.2f} on average"
+            "<h2>Model: how far it can be trusted</h2><p>Universal Scalability Law fitted to the steps' orders/s "
+            f"over the flow's resources: each step's quota minus the idle stack's cores ({m.overhead:.2f} on average"
             f"{'' if m.overhead_measured else ', not measured: 0 taken out'}). lambda = {band('lam', ',.0f')} orders/s "
             f"per {usl.unit:g} vCPU of the flow's own, sigma (contention) = {band('sigma', '.4f')}, kappa "
             f"(coherency) = {band('kappa', '.5f')}, R^2 = {usl.r2:.3f}. {html.escape(m.verdict())} Memory "
@@ -508,9 +543,10 @@ def experiment_meta(cfg) -> dict:
     client = store.connect(cfg)
     try:
         row = client.query(
-            "SELECT experiment_id, any(orders), any(tick_rate), any(conditions) FROM experiment_runs FINAL "
+            "SELECT experiment_id, maxIf(orders, kind = 'drain'), anyIf(tick_rate, kind = 'drain'), "
+            "any(conditions) FROM experiment_runs FINAL "
             "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL "
-            "WHERE architecture != 'baseline') AND kind = 'drain' GROUP BY experiment_id"
+            "WHERE architecture != 'baseline') GROUP BY experiment_id"
         ).result_rows
         version = client.query(
             "SELECT any(code_version) FROM runs FINAL WHERE run_id IN (SELECT run_id FROM "
@@ -531,6 +567,11 @@ def experiment_meta(cfg) -> dict:
         "slo_p95_ms": c.get("slo_p95_ms", 0),
         "pnl_positions": c.get("pnl_positions", 0),
         "pnl_tick_rate": c.get("pnl_tick_rate", 0),
+        "drains": c.get("drains", True),
+        "capacity": c.get("capacity", False),
+        "capacity_seconds": c.get("capacity_seconds", 0),
+        "locust": c.get("locust", True),
+        "http_tick_rate": c.get("http_tick_rate", 0),
         "code_version": version[0][0] if version else "",
         "data": f"{c.get('accounts', '?')} accounts, {c.get('instruments', '?')} instruments (seed "
         f"{c.get('seed', '?')})",

@@ -16,7 +16,9 @@ rates, ticks flowing, and what each step did to latency, lag, CPU and memory.
   RSS per service, records written to Kafka per order, and where an order's time went hop by hop
   (sampled orders carry stage times in their record headers).
 - The sustained capacity is the highest rate whose step holds loadtest/slo.yaml: no lag grows, every
-  order has its result, the latency targets hold. Before the steps, Kafka's own ProducerPerformance
+  order has its result, the latency targets hold. Given a `Search` (bench/capacity.py) instead of fixed
+  rates, each rung goes through the gateway and the next rate depends on whether the last ones held
+  (the scaling lab finds each step's capacity so). Before the steps, Kafka's own ProducerPerformance
   gives the producer ceiling of this machine, and the run prints the ratio.
 - The run is stored in ClickHouse (runs, system_steps, hop_samples, process_samples, lag_samples).
 - `--architecture baseline` measures the monolith (baseline/) instead of the streams app, which is
@@ -48,6 +50,7 @@ from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services import service_names
 from brokerstream.loadtest.bench import cost
+from brokerstream.loadtest.bench.capacity import Search
 from brokerstream.loadtest.bench.probe import StackProbe, log_end_total, slope
 from brokerstream.loadtest.bench.stats import summary
 from brokerstream.metrics.collector import GROUPS
@@ -481,6 +484,8 @@ def run(
     cfg: Config,
     *,
     rates: list[float] | None = None,
+    search: Search | None = None,
+    scale_step: int = 1,
     step_seconds: float = 30,
     tick_rate: float = 10_000,
     http_max: float = 2000,
@@ -502,6 +507,15 @@ def run(
 
     slo = yaml.safe_load(SLO_FILE.read_text())
     rates = rates or DEFAULT_RATES
+    if search is not None:
+        # every rung goes through the gateway, as members send orders, and is judged as the sustained
+        # capacity is (the flow's targets of loadtest/slo.yaml); the members' accept and visible p99 are
+        # recorded with each rung
+        http_max = float("inf")
+        next_rate = lambda steps: search.next_rate([(s.rate, s.sustained) for s in steps])  # noqa: E731
+    else:
+        ladder = iter(rates)
+        next_rate = lambda steps: next(ladder, None)  # noqa: E731
     data = pgload.read(cfg)
     if not data.accounts:
         raise RuntimeError("no reference data: load it first, e.g. ./brokerstream refdata load --scale small")
@@ -512,6 +526,8 @@ def run(
     window_ms = int(cfg.get("BS_PNL_WINDOW_MS") or 1000)
     arch = architectures.of(architecture)
     streams = arch.name == "streams"
+    if search is not None and not streams:
+        raise ValueError("a capacity search runs through the gateway, which the baseline does not have")
     # The baseline has no gateway (the streams app's): every step writes into the orders topic, as the
     # gateway would. Its open positions live in its own table, where its price threads mark them.
     baseline_schema = None if streams else architectures.baseline_setting(cfg, "db.schema")
@@ -583,15 +599,18 @@ def run(
         if warmup_seconds:
             if streams:
                 progress(
-                    f"[system] warm-up: {warmup_seconds:.0f} s through the gateway and "
-                    f"{warmup_seconds:.0f} s into Kafka"
+                    f"[system] warm-up: {warmup_seconds:.0f} s through the gateway"
+                    + ("" if search else f" and {warmup_seconds:.0f} s into Kafka")
                 )
                 client.step("http", min(200.0, http_max), warmup_seconds, tag + "w1", settle)
             else:
                 progress(f"[system] warm-up: {warmup_seconds:.0f} s into Kafka")
-            client.step("kafka", 1000.0, warmup_seconds, tag + "w2", settle)
+            if search is None:  # a search's rungs all go through the gateway
+                client.step("kafka", 1000.0, warmup_seconds, tag + "w2", settle)
         failures_in_a_row = 0
-        for i, rate in enumerate(rates, 1):
+        i = 0
+        while (rate := next_rate(steps)) is not None:
+            i += 1
             mode = "http" if streams and rate <= http_max else "kafka"
             step_tag = f"{tag}s{i}"
             _wait_settled(cfg, [arch.orders_group(cfg), "connect-sink-orders"], settle)
@@ -666,7 +685,7 @@ def run(
                 "[system] " + SystemResult(run_id, tick_rate, positions, window_ms, 0, [step], {}, arch.name).lines()[2]
             )
             failures_in_a_row = 0 if step.sustained else failures_in_a_row + 1
-            if failures_in_a_row >= stop_after_failures:
+            if search is None and failures_in_a_row >= stop_after_failures:
                 progress(f"[system] {stop_after_failures} steps in a row not sustained: stopping")
                 break
     finally:
@@ -683,7 +702,8 @@ def run(
         finally:
             arch.restore(stack, was_running)
     settings = {
-        "rates": rates,
+        "rates": [s.rate for s in steps] if search else rates,
+        "search": asdict(search) if search else None,
         "step_seconds": step_seconds,
         "tick_rate": tick_rate,
         "http_max": http_max,
@@ -694,7 +714,7 @@ def run(
         "architecture": arch.name,
     }
     result = SystemResult(run_id, tick_rate, positions, window_ms, kafka_ceiling, steps, settings, arch.name)
-    store(cfg, result, started, probe, [(i, c, idle) for i, c in step_costs])
+    store(cfg, result, started, probe, [(i, c, idle) for i, c in step_costs], scale_step=scale_step)
     return result
 
 
@@ -802,12 +822,19 @@ def hop_rows(run_id: str, s: StepResult) -> list[list]:
 
 
 def store(
-    cfg: Config, result: SystemResult, started: dt.datetime, probe: StackProbe | None, costs: list | None = None
+    cfg: Config,
+    result: SystemResult,
+    started: dt.datetime,
+    probe: StackProbe | None,
+    costs: list | None = None,
+    scale_step: int = 1,
 ) -> None:
     from brokerstream.metrics import store as chstore
     from brokerstream.metrics.runs import new_record
 
-    record = new_record(cfg, "system", "steps", json.dumps(result.settings, default=str), result.settings["seed"], 1)
+    record = new_record(
+        cfg, "system", "steps", json.dumps(result.settings, default=str), result.settings["seed"], scale_step
+    )
     record.run_id, record.started, record.ended = result.run_id, started, dt.datetime.now(dt.timezone.utc)
     client = chstore.connect(cfg)
     chstore.apply_ddl(client)
