@@ -3,6 +3,7 @@ values (embedded ClickHouse), the analysis and the report page's content."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -10,9 +11,12 @@ import math
 import pytest
 
 from brokerstream.lab import analysis, labreport, model, steps, usl
+from brokerstream.lab.experiment import EXPERIMENT_RUN_COLUMNS
 from brokerstream.metrics import pricesheet, store
+from brokerstream.metrics.runs import RunRecord
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+RUN_COLUMNS = [f.name for f in dataclasses.fields(RunRecord)]  # the runs table's columns, in order
 
 
 def test_steps_parse_vertical_and_horizontal_forms():
@@ -71,26 +75,6 @@ def client(tmp_path_factory):
     c = store.connect(Config({"BS_CLICKHOUSE_DSN": f"chdb://{tmp_path_factory.mktemp('ch')}"}))
     store.apply_ddl(c)
     pricesheet.store(c, pricesheet.load())
-    cols = [
-        "run_id",
-        "kind",
-        "shape",
-        "started",
-        "ended",
-        "scale_step",
-        "partitions",
-        "stream_threads",
-        "instances",
-        "flink_parallelism",
-        "vcpus",
-        "memory_gb",
-        "instance_type",
-        "heap_sizes",
-        "workload",
-        "seed",
-        "code_version",
-        "config",
-    ]
     # an older experiment that must not show, then ours: step 1 at 1 vCPU (two repeats), step 2 at 2 vCPU
     runs = [
         ("old", "drain", 1, 1.0, "x0"),
@@ -106,7 +90,7 @@ def client(tmp_path_factory):
     c.insert(
         "runs",
         [[r, k, k, T0, T0, step, 8, 1, 1, 1, v, 8.0, "", "{}", "w", 1, "test", "{}"] for r, k, step, v, _ in runs],
-        column_names=cols,
+        column_names=RUN_COLUMNS,
     )
     c.insert(
         "experiment_runs",
@@ -126,25 +110,11 @@ def client(tmp_path_factory):
                 1000,
                 100.0,
                 "{}",
+                "streams",
             ]
             for r, k, step, v, e in runs
         ],
-        column_names=[
-            "experiment_id",
-            "started",
-            "step",
-            "step_name",
-            "repeat",
-            "kind",
-            "run_id",
-            "vcpus",
-            "memory_gb",
-            "stream_threads",
-            "pnl_parallelism",
-            "orders",
-            "tick_rate",
-            "conditions",
-        ],
+        column_names=EXPERIMENT_RUN_COLUMNS,
     )
     c.insert(
         "run_results",
@@ -234,49 +204,15 @@ def test_a_steps_figure_is_its_capacity_search_where_one_ran(client):
     c.insert(
         "runs",
         [[r, k, k, T0, T0, 1, 8, 1, 1, 1, 1.0, 8.0, "", "{}", "w", 1, "test", "{}"] for r, k, _ in runs],
-        column_names=[
-            "run_id",
-            "kind",
-            "shape",
-            "started",
-            "ended",
-            "scale_step",
-            "partitions",
-            "stream_threads",
-            "instances",
-            "flink_parallelism",
-            "vcpus",
-            "memory_gb",
-            "instance_type",
-            "heap_sizes",
-            "workload",
-            "seed",
-            "code_version",
-            "config",
-        ],  # fmt: skip
+        column_names=RUN_COLUMNS,
     )
     c.insert(
         "experiment_runs",
         [
-            ["cap", T0 + dt.timedelta(hours=9), 1, "1 vCPU", rep, k, r, 1.0, 8.0, 1, 1, 0, 100.0, "{}"]
+            ["cap", T0 + dt.timedelta(hours=9), 1, "1 vCPU", rep, k, r, 1.0, 8.0, 1, 1, 0, 100.0, "{}", "streams"]
             for r, k, rep in runs
         ],
-        column_names=[
-            "experiment_id",
-            "started",
-            "step",
-            "step_name",
-            "repeat",
-            "kind",
-            "run_id",
-            "vcpus",
-            "memory_gb",
-            "stream_threads",
-            "pnl_parallelism",
-            "orders",
-            "tick_rate",
-            "conditions",
-        ],  # fmt: skip
+        column_names=EXPERIMENT_RUN_COLUMNS,
     )
     c.insert(
         "run_results",

@@ -31,10 +31,6 @@ class LabAnalysis:
         return self.model_orders.law if self.model_orders else None
 
 
-def _num(x) -> float:
-    return float(x) if isinstance(x, (int, float)) else float("nan")
-
-
 def _ok(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
@@ -196,7 +192,7 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             "What members saw at each capacity (accept / visible p99): "
             + ", ".join(
                 f"{s['step_name']} {s['accept_p99_ms_at_capacity']:,.0f} / "
-                f"{_num(s.get('visible_p99_ms_at_capacity')):,.0f} ms"
+                f"{s.get('visible_p99_ms_at_capacity') or float('nan'):,.0f} ms"
                 for s in seen
             )
             + ". The step's figure holds the flow's targets; the gateway's own (accept 20 ms, visible 300 ms in "

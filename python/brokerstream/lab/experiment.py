@@ -417,6 +417,25 @@ def _redeploy_pnl(cfg: Config, progress) -> None:
     progress(f"[lab] {flinkjobs.deploy(cfg)}")
 
 
+EXPERIMENT_RUN_COLUMNS = [
+    "experiment_id",
+    "started",
+    "step",
+    "step_name",
+    "repeat",
+    "kind",
+    "run_id",
+    "vcpus",
+    "memory_gb",
+    "stream_threads",
+    "pnl_parallelism",
+    "orders",
+    "tick_rate",
+    "conditions",
+    "architecture",
+]
+
+
 def _record(
     cfg: Config,
     experiment_id: str,
@@ -453,23 +472,7 @@ def _record(
                     architecture,
                 ]
             ],
-            column_names=[
-                "experiment_id",
-                "started",
-                "step",
-                "step_name",
-                "repeat",
-                "kind",
-                "run_id",
-                "vcpus",
-                "memory_gb",
-                "stream_threads",
-                "pnl_parallelism",
-                "orders",
-                "tick_rate",
-                "conditions",
-                "architecture",
-            ],
+            column_names=EXPERIMENT_RUN_COLUMNS,
         )
     finally:
         client.close()
