@@ -18,6 +18,7 @@ import io.brokerstream.streams.http.HttpCall;
 import io.brokerstream.streams.http.HttpEdge;
 import io.brokerstream.streams.http.HttpHandler;
 import io.brokerstream.streams.http.Texts;
+import io.brokerstream.streams.state.BookedPosition;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.ReferenceCache;
@@ -622,15 +623,17 @@ public final class Gateway implements AutoCloseable {
     ObjectNode body = json.createObjectNode();
     body.put("account_id", accountId);
     body.put("member_id", member);
-    body.put("cash", Micros.format(account.cashMicros() + queries.cashDelta(where, accountId)));
+    List<KeyValue<String, BookedPosition>> positions = queries.positions(where, accountId);
+    body.put("cash", Micros.format(account.cashMicros() + Queries.cashOf(positions)));
     ArrayNode list = body.putArray("positions");
-    for (KeyValue<String, PositionState> kv : queries.positions(where, accountId)) {
+    for (KeyValue<String, BookedPosition> kv : positions) {
+      PositionState state = kv.value.state();
       ObjectNode p = list.addObject();
       p.put("instrument_id", kv.key);
-      p.put("quantity", kv.value.quantity());
-      p.put("avg_cost", Micros.format(kv.value.avgCost()));
-      p.put("realized_pnl", Micros.format(kv.value.realized()));
-      p.put("version", kv.value.version());
+      p.put("quantity", state.quantity());
+      p.put("avg_cost", Micros.format(state.avgCost()));
+      p.put("realized_pnl", Micros.format(state.realized()));
+      p.put("version", state.version());
     }
     send(call, 200, body);
   }

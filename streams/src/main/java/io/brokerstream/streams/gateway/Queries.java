@@ -4,8 +4,8 @@ import io.brokerstream.avro.ApiKey;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.rules.AccountEntry;
-import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
+import io.brokerstream.streams.state.BookedPosition;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.StoreNames;
@@ -71,11 +71,12 @@ final class Queries {
         .get(orderId);
   }
 
-  List<KeyValue<String, PositionState>> positions(KeyQueryMetadata meta, String accountId) {
-    List<KeyValue<String, PositionState>> out = new ArrayList<>();
-    ReadOnlyKeyValueStore<String, PositionState> store =
+  /** An account's positions by instrument; their cash, summed, is what its fills moved. */
+  List<KeyValue<String, BookedPosition>> positions(KeyQueryMetadata meta, String accountId) {
+    List<KeyValue<String, BookedPosition>> out = new ArrayList<>();
+    ReadOnlyKeyValueStore<String, BookedPosition> store =
         partitionStore(StoreNames.POSITIONS, meta.partition());
-    try (KeyValueIterator<String, PositionState> it = store.prefixScan(accountId + "|", KEYS)) {
+    try (KeyValueIterator<String, BookedPosition> it = store.prefixScan(accountId + "|", KEYS)) {
       it.forEachRemaining(
           kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
     }
@@ -100,9 +101,15 @@ final class Queries {
   }
 
   long cashDelta(KeyQueryMetadata meta, String accountId) {
-    Long delta =
-        this.<Long>partitionStore(StoreNames.ACCOUNT_CASH, meta.partition()).get(accountId);
-    return delta == null ? 0 : delta;
+    return cashOf(positions(meta, accountId));
+  }
+
+  static long cashOf(List<KeyValue<String, BookedPosition>> positions) {
+    long cash = 0;
+    for (KeyValue<String, BookedPosition> kv : positions) {
+      cash = Math.addExact(cash, kv.value.cash());
+    }
+    return cash;
   }
 
   AccountEntry account(String accountId) {

@@ -19,29 +19,38 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class StateSerdes {
   private static final byte V1 = 1;
   private static final byte OPEN_ORDER_LAYOUT = 2;
+  private static final byte POSITION_LAYOUT = 2;
 
   private StateSerdes() {}
 
-  public static Serde<PositionState> positions() {
+  /**
+   * A position and the cash its fills moved. Layout 1 held the position alone (cash was an
+   * account's record of its own then); it reads with no cash.
+   */
+  public static Serde<BookedPosition> positions() {
     return Serdes.serdeFrom(
-        (Serializer<PositionState>)
+        (Serializer<BookedPosition>)
             (topic, p) ->
                 p == null
                     ? null
-                    : ByteBuffer.allocate(33)
-                        .put(V1)
-                        .putLong(p.quantity())
-                        .putLong(p.avgCost())
-                        .putLong(p.realized())
-                        .putLong(p.version())
+                    : ByteBuffer.allocate(41)
+                        .put(POSITION_LAYOUT)
+                        .putLong(p.state().quantity())
+                        .putLong(p.state().avgCost())
+                        .putLong(p.state().realized())
+                        .putLong(p.state().version())
+                        .putLong(p.cash())
                         .array(),
-        (Deserializer<PositionState>)
+        (Deserializer<BookedPosition>)
             (topic, bytes) -> {
               if (bytes == null) {
                 return null;
               }
-              ByteBuffer b = versioned(bytes, 33);
-              return new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+              boolean withCash = bytes.length == 41 && bytes[0] == POSITION_LAYOUT;
+              ByteBuffer b = withCash ? ByteBuffer.wrap(bytes, 1, 40) : versioned(bytes, 33);
+              PositionState state =
+                  new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
+              return new BookedPosition(state, withCash ? b.getLong() : 0);
             });
   }
 

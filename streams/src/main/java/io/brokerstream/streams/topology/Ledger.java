@@ -13,6 +13,7 @@ import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.state.BookedPosition;
 import java.time.Instant;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -20,10 +21,10 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Writes a member's decisions: a fill into its positions, risk and cash stores, and every outcome
- * as the records it emits (result, position, realized P&L, lifecycle event). Shared by the
- * processors of the member's task (new orders, and the triggers, cancels, amends and expiries of
- * working ones), so a fill books the same way whichever way it came.
+ * Writes a member's decisions: a fill into its positions (with the cash it moved) and risk stores,
+ * and every outcome as the records it emits (result, position, realized P&L, lifecycle event).
+ * Shared by the processors of the member's task (new orders, and the triggers, cancels, amends and
+ * expiries of working ones), so a fill books the same way whichever way it came.
  */
 final class Ledger {
   static final String RESULTS_SINK = "order-results-sink";
@@ -40,21 +41,22 @@ final class Ledger {
   static final int MAX_DETAIL = 1024;
 
   private final ProcessorContext<String, SpecificRecord> context;
-  final KeyValueStore<String, PositionState> positions;
+  final KeyValueStore<String, BookedPosition> positions;
   final KeyValueStore<String, RiskState> risk;
-  private final KeyValueStore<String, Long> cash;
 
   Ledger(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
     positions = context.getStateStore(StoreNames.POSITIONS);
     risk = context.getStateStore(StoreNames.MEMBER_RISK);
-    cash = context.getStateStore(StoreNames.ACCOUNT_CASH);
   }
 
   PositionState position(Order order) {
-    PositionState p =
-        positions.get(Topics.positionKey(order.getAccountId(), order.getInstrumentId()));
-    return p == null ? PositionState.FLAT : p;
+    return booked(Topics.positionKey(order.getAccountId(), order.getInstrumentId())).state();
+  }
+
+  private BookedPosition booked(String positionKey) {
+    BookedPosition p = positions.get(positionKey);
+    return p == null ? BookedPosition.NONE : p;
   }
 
   RiskState risk(String member) {
@@ -97,10 +99,10 @@ final class Ledger {
     }
     Decision.Filled fill = (Decision.Filled) decision;
     String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
-    positions.put(positionKey, fill.position());
+    // The position carries the cash its fills moved: one changelog record per fill, not two.
+    long cash = Math.addExact(booked(positionKey).cash(), fill.cashDelta());
+    positions.put(positionKey, new BookedPosition(fill.position(), cash));
     risk.put(member, fill.risk());
-    Long before = cash.get(order.getAccountId());
-    cash.put(order.getAccountId(), Math.addExact(before == null ? 0L : before, fill.cashDelta()));
     Instant now = now();
     result
         .setStatus(OrderStatus.ACCEPTED)

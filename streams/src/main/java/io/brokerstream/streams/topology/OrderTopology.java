@@ -47,9 +47,9 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>price ticks checked (a refused one is dead-lettered with its fault) and the accepted ones
  *       folded to the latest per instrument between commits, into prices.latest, which both the
  *       order flow and the P&L job price with;
- *   <li>orders, keyed by member, decided one by one in the member's task against its positions,
- *       risk, cash and the order ids it already decided, emitting results, positions and realized
- *       P&L;
+ *   <li>orders, keyed by member, decided one by one in the member's task against its positions (and
+ *       the cash they moved), risk and the order ids it already decided, emitting results,
+ *       positions and realized P&L;
  *   <li>working (DAY, GTC) limit and stop orders on the book of their equity, beside its ticks; a
  *       crossed one goes back to its member's task (order-triggers), as do a member's cancels and
  *       amends (order-commands), and is decided there; DAY orders expire there at their exchange's
@@ -202,14 +202,13 @@ public final class OrderTopology {
             "orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
         .addProcessor(
             "decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
-        // Positions are many and mostly written once per commit: no record cache in front of them.
-        // Risk and cash are per member and account: the cache folds their many updates per commit.
+        // Positions (with the cash their fills moved) are many and mostly written once per commit:
+        // no record cache in front of them. Risk is per member: the cache folds its many updates
+        // per commit.
         .addStateStore(
             memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
         .addStateStore(
             memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
-        .addStateStore(
-            memberStore(StoreNames.ACCOUNT_CASH, inMemory, StateSerdes.micros(), true), "decide")
         // Every order id a member used: many, each written once and read once on arrival, kept a
         // day. On disk (RocksDB, bounded memory), not on the heap; no record cache.
         .addStateStore(
@@ -236,11 +235,7 @@ public final class OrderTopology {
             "triggers-source",
             "fast-triggers-source")
         .connectProcessorAndStateStores(
-            "working",
-            StoreNames.POSITIONS,
-            StoreNames.MEMBER_RISK,
-            StoreNames.ACCOUNT_CASH,
-            StoreNames.ORDER_IDS)
+            "working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK, StoreNames.ORDER_IDS)
         // Working orders: few next to positions, each written when it rests and when it leaves.
         .addStateStore(
             memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false),

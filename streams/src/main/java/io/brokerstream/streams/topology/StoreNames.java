@@ -13,9 +13,10 @@ public final class StoreNames {
   public static final String API_KEYS = "api-keys";
 
   // per member task (co-partitioned with orders, keyed by member)
+  /** account|instrument -> the position and the cash its fills moved. */
   public static final String POSITIONS = "positions";
+
   public static final String MEMBER_RISK = "member-risk";
-  public static final String ACCOUNT_CASH = "account-cash";
 
   /** member|order id -> when the broker received the order: a retry of it books nothing. */
   public static final String ORDER_IDS = "order-ids";

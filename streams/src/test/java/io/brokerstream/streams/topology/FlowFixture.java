@@ -23,6 +23,7 @@ import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.StreamsProperties;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.state.BookedPosition;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -301,8 +302,13 @@ final class FlowFixture implements AutoCloseable {
   }
 
   PositionState position(String account, String instrument) {
+    BookedPosition booked = booked(account, instrument);
+    return booked == null ? null : booked.state();
+  }
+
+  private BookedPosition booked(String account, String instrument) {
     return driver
-        .<String, PositionState>getKeyValueStore(StoreNames.POSITIONS)
+        .<String, BookedPosition>getKeyValueStore(StoreNames.POSITIONS)
         .get(Topics.positionKey(account, instrument));
   }
 
@@ -310,9 +316,18 @@ final class FlowFixture implements AutoCloseable {
     return driver.<String, RiskState>getKeyValueStore(StoreNames.MEMBER_RISK).get(member);
   }
 
+  /** What the account's fills moved: the cash of its positions, summed as the gateway sums it. */
   long cash(String account) {
-    Long delta = driver.<String, Long>getKeyValueStore(StoreNames.ACCOUNT_CASH).get(account);
-    return delta == null ? 0 : delta;
+    long cash = 0;
+    try (var it =
+        driver
+            .<String, BookedPosition>getKeyValueStore(StoreNames.POSITIONS)
+            .prefixScan(account + "|", new StringSerializer())) {
+      while (it.hasNext()) {
+        cash = Math.addExact(cash, it.next().value.cash());
+      }
+    }
+    return cash;
   }
 
   static BigDecimal money(String text) {

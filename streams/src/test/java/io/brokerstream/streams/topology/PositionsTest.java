@@ -121,4 +121,16 @@ class PositionsTest {
     assertThat(flow.risk("M1").committed()).isEqualTo(fill * 2 * 100);
     assertThat(flow.positions.readValue().getMultiplier()).isEqualTo(100);
   }
+
+  @Test
+  void anAccountsCashIsWhatItsPositionsFillsMovedAndNoOtherAccounts() {
+    flow.equity("EQ2", "ACTIVE").volatility("EQ2", 0.2).price("EQ2", "50");
+    flow.buy("A1", "EQ1", 10); // -1000
+    flow.buy("A1", "EQ2", 4); // -200
+    flow.buy("A2", "EQ1", 1); // -100, another account of the same member
+    flow.price("EQ1", "101.5");
+    flow.sell("A1", "EQ1", 3); // +304.5
+    assertThat(flow.cash("A1")).isEqualTo(m("-895.5"));
+    assertThat(flow.cash("A2")).isEqualTo(m("-100"));
+  }
 }
