@@ -106,6 +106,40 @@ def test_malformed_requests_are_refused_naming_the_field_and_write_nothing(world
         assert gw.get(o["result"], wait_ms=10000).json()["status"] == "ACCEPTED"
 
 
+def test_one_request_places_an_order_and_answers_with_its_result(world, gateway_for):
+    """POST /orders?wait_ms=N answers with the result itself (200, what GET /orders/{id} gives), a rejection
+    too; a working order, whose result is not due, gets the plain 202 once the wait passes; a wait the gateway
+    refuses is a 400 that writes nothing."""
+    gw = gateway_for(M1)
+    a1 = accounts_of(world, M1)[0].account_id
+    good = {"account_id": a1, "instrument_id": "EQ000001", "side": "BUY", "quantity": 1}
+
+    def place(wait, **fields):
+        body = dict(good, order_id=f"one-{uuid.uuid4().hex[:10]}", **fields)
+        return body["order_id"], gw.http.post(gw.url + "/orders", params={"wait_ms": wait}, json=body, timeout=40)
+
+    for bad in ("-1", "30001", "1e3", "abc", "", "１"):
+        order_id, resp = place(bad)
+        assert resp.status_code == 400 and "wait_ms" in resp.json()["error"], (bad, resp.text)
+        assert gw.get(f"/orders/{order_id}", wait_ms=500).status_code == 404, bad
+
+    order_id, resp = place(10000)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["status"] == "ACCEPTED" and resp.json() == gw.get(f"/orders/{order_id}").json()
+    order_id, resp = place(10000, quantity=0)
+    assert resp.status_code == 200 and resp.json()["reason"] == "INVALID_QUANTITY", resp.text
+
+    order_id, resp = place(0)
+    assert resp.status_code == 202 and resp.json()["order_id"] == order_id
+
+    t0 = time.monotonic()
+    order_id, resp = place(700, limit_price="0.01", time_in_force="GTC")  # rests: no result within the wait
+    assert resp.status_code == 202 and resp.json()["order_id"] == order_id, resp.text
+    assert time.monotonic() - t0 >= 0.6
+    cancelled = gw.http.post(f"{gw.url}/orders/{order_id}/cancel", params={"wait_ms": 20000}, timeout=40)
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELLED", cancelled.text
+
+
 def test_orders_through_the_gateway_end_with_the_right_results_and_positions(world, gateway_for):
     member = "M000003"
     gw = gateway_for(member)

@@ -8,7 +8,9 @@ Every service runs (P&L job, connectors) throughout. Three windows, each read at
 2. orders alone: --rate orders/s through the gateway for --seconds (the load client's POST and long poll,
    open loop), no ticks; the window closes once the Postgres sync has caught up, so an order's whole
    path is in it;
-3. ticks alone: --positions open positions for the P&L job, ticks at --tick-rate for --seconds, no
+3. orders alone, one request each: the same, each order one POST /orders?wait_ms=N answered with its
+   result (members who wait for the result anyway need no second request);
+4. ticks alone: --positions open positions for the P&L job, ticks at --tick-rate for --seconds, no
    orders; closes once the P&L sync has caught up.
 
 Each window prints CPU microseconds per unit by service (above idle), broker requests by API key,
@@ -52,6 +54,7 @@ class CostResult:
     budget: dict
     started: dt.datetime
     settings: dict
+    orders_one_request: cost.Cost | None = None
 
     def lines(self) -> list[str]:
         out = [
@@ -61,11 +64,12 @@ class CostResult:
                 f"{s} {c:.3f}" for s, c in sorted(self.idle.cpu_cores.items(), key=lambda kv: -kv[1]) if c >= 0.0005
             ),
         ]
-        if self.orders:
-            out += cost.lines(self.orders, self.idle, self.budget.get("orders"))
+        for c in (self.orders, self.orders_one_request):
+            if c:
+                out += cost.lines(c, self.idle, self.budget.get("orders"))
         if self.ticks:
             out += cost.lines(self.ticks, self.idle, self.budget.get("ticks"))
-        for c in (self.idle, self.orders, self.ticks):
+        for c in (self.idle, self.orders, self.orders_one_request, self.ticks):
             problem = c and cost.check_adds_up(c)
             if problem:
                 out.append(f"  check ({c.label}): {problem}")
@@ -144,7 +148,7 @@ def run(
         a, meter.read(), label="idle", unit="second", units=idle_seconds, conditions="no orders, no ticks"
     )
 
-    orders = ticks = None
+    orders = ticks = one_request = None
     client = None
     try:
         if rate > 0:
@@ -165,6 +169,20 @@ def run(
                 units=answer["sent"],
                 conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
                 f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
+                "no ticks, Postgres sync caught up",
+            )
+            progress(f"[cost] orders alone, one request each: {rate:,.0f}/s, POST /orders?wait_ms for {seconds:.0f} s")
+            a = meter.read()
+            answer = client.step("http1", rate, seconds, "cost1" + uuid.uuid4().hex[:6], 30)
+            _settle(cfg, ALL_GROUPS, settle)
+            one_request = cost.Cost.between(
+                a,
+                meter.read(),
+                label="orders alone, one request each",
+                unit="order",
+                units=answer["sent"],
+                conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits "
+                f"for its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), "
                 "no ticks, Postgres sync caught up",
             )
     finally:
@@ -232,6 +250,7 @@ def run(
             "warmup_seconds": warmup_seconds,
             "seed": seed,
         },
+        one_request,
     )
 
 
@@ -248,7 +267,11 @@ def store(cfg: Config, result: CostResult) -> None:
         chstore.apply_ddl(client)
         client.insert("runs", [list(asdict(record).values())], column_names=list(asdict(record)))
         rows = cost.rows(result.run_id, 1, "idle", result.idle)
-        for step, phase, c in ((2, "orders", result.orders), (3, "ticks", result.ticks)):
+        for step, phase, c in (
+            (2, "orders", result.orders),
+            (3, "ticks", result.ticks),
+            (4, "orders-one-request", result.orders_one_request),
+        ):
             if c:
                 rows += cost.rows(result.run_id, step, phase, c, result.idle)
         client.insert("cost_lines", rows, column_names=cost.COST_COLUMNS)

@@ -14,7 +14,10 @@ warm-up orders, then the measured orders; 4. start GBM ticks in a separate proce
 wait until the app has committed the orders topic to its end; 5. read the measured orders' results.
 
 Throughput is measured orders / (last - first processed_ts) of their results; latency is processed_ts
-- client_ts per order, which in a prefilled run is mostly the time an order waited in the topic.
+- client_ts per order, which in a prefilled run is mostly the time an order waited in the topic. Beside the
+throughput, what the stack spent per order while it drained (`bench/cost.py`'s meter, read once the app is up
+and once it has caught up, divided by the orders decided in between, warm-up ones included): CPU per service,
+broker requests and records per order, the ticks' share included (they flow throughout).
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import prefill, produce_ticks
 from brokerstream.gen.ticks import TickGenerator
 from brokerstream.launcher.provision import default_stack
+from brokerstream.launcher.services import service_names
 from brokerstream.loadtest.bench import architectures
+from brokerstream.loadtest.bench.cost import Cost, Meter
 from brokerstream.loadtest.bench.stats import summary
 from brokerstream.ops.flowcheck import read_topic, wait_drained
 
@@ -55,6 +60,15 @@ class DrainResult:
     architecture: str = "streams"
     revalued_per_second: float = float("nan")
     profile: list = field(default_factory=list)
+    # while it drained, per order decided (ticks included): service -> CPU us; and the stack's requests
+    # and records per order
+    cpu_us_per_order: dict = field(default_factory=dict)
+    requests_per_order: float = float("nan")
+    records_per_order: float = float("nan")
+
+    @property
+    def stack_us_per_order(self) -> float:
+        return sum(self.cpu_us_per_order.values()) if self.cpu_us_per_order else float("nan")
 
     def lines(self) -> list[str]:
         out = [
@@ -68,6 +82,16 @@ class DrainResult:
             f"P&L calculations (positions revalued) during the drain: {self.revalued_per_second:,.0f}/s",
             f"outcomes: {json.dumps(self.outcomes)}",
         ]
+        if self.cpu_us_per_order:
+            by_service = sorted(self.cpu_us_per_order.items(), key=lambda kv: -kv[1])
+            out.append(
+                f"CPU per order while draining (ticks included): {self.stack_us_per_order:,.0f} us: "
+                + ", ".join(f"{name} {us:,.0f}" for name, us in by_service if us >= 0.5)
+            )
+            out.append(
+                f"broker requests per order {self.requests_per_order:.2f}, "
+                f"records written to Kafka per order {self.records_per_order:.1f}"
+            )
         if self.profile:
             out.append("stream threads' time (JFR samples):")
             out += [f"  {share:5.1f} %  {name}" for name, share in self.profile]
@@ -163,8 +187,11 @@ def run(
         if not stack.up([arch.app]):
             raise RuntimeError(f"{arch.app} did not start")
         restart = time.monotonic() - t0
+        meter = Meter(cfg, service_names(cfg))
+        metered_from_ms, first = time.time() * 1000, meter.read()
         try:
             drained = wait_drained(cfg, group=arch.orders_group(cfg), timeout=timeout) + restart
+            last = meter.read()
             revalued = arch.revalued(cfg) - (revalued_before if arch.revalued_survives_restart else 0)
         finally:
             stop_ticks.set()
@@ -172,14 +199,18 @@ def run(
         ticks.join(10)
         progress("[drain] reading the results back")
         prefix = tag + "-"
-        # result keys are member|order id
+        # result keys are member|order id; the warm-up's ids begin with tag + "w-"
         raw = read_topic(
-            cfg, "order-results", decode=False, keys=lambda k: k is not None and k.partition("|")[2].startswith(prefix)
+            cfg, "order-results", decode=False, keys=lambda k: k is not None and k.partition("|")[2].startswith(tag)
         )
         schema = fastavro.parse_schema(load_schema("OrderResult"))
         processed, latency, statuses, seen = [], [], collections.Counter(), set()
+        metered = 0  # results (warm-up ones too) decided while the meter ran
         for m in raw:
             r = fastavro.schemaless_reader(io.BytesIO(m.value[5:]), schema)
+            metered += _millis(r["processed_ts"]) >= metered_from_ms
+            if not r["order_id"].startswith(prefix):
+                continue
             order = (r["member_id"], r["order_id"])
             statuses["duplicates" if order in seen else r["status"].lower()] += 1
             seen.add(order)
@@ -187,6 +218,7 @@ def run(
             processed.append(p_ms)
             latency.append(p_ms - c_ms)
         span = (max(processed) - min(processed)) / 1000 if processed else float("nan")
+        spent = Cost.between(first, last, label="drain", unit="order", units=max(metered, 1))
         profile_lines = []
         if profile:
             stack.down(["streams"])  # the recording is written at exit
@@ -206,6 +238,9 @@ def run(
             architecture=arch.name,
             revalued_per_second=revalued / drained if drained else float("nan"),
             profile=profile_lines,
+            cpu_us_per_order=spent.us_per_unit() if metered else {},
+            requests_per_order=spent.total_per_unit("requests") if metered else float("nan"),
+            records_per_order=spent.total_per_unit("records") if metered else float("nan"),
         )
     finally:
         arch.restore(plain, was_running)

@@ -21,7 +21,8 @@ import java.util.Map;
  *
  * <pre>
  *   java -jar loadgen.jar PLAN.json
- *   stdin:  step http|kafka RATE SECONDS TAG [SETTLE_SECONDS]    (one line per step)
+ *   stdin:  step http|http1|kafka RATE SECONDS TAG [SETTLE_SECONDS]    (one line per step;
+ *           http1: one request per order, POST /orders?wait_ms)
  *           quit
  *   stdout: one JSON object per step
  * </pre>
@@ -38,6 +39,7 @@ public final class LoadGen {
   private final PnlWatcher pnl;
   private final AvroCodec<Order> orderCodec;
   private HttpDriver http;
+  private HttpDriver http1;
   private KafkaDriver kafka;
 
   LoadGen(Plan plan) {
@@ -131,8 +133,8 @@ public final class LoadGen {
         "visible_ms",
         Latencies.summary(
             histogram(
-                mode.equals("http") ? step.client : step.committed,
-                mode.equals("http") ? "visible" : "committed")));
+                mode.startsWith("http") ? step.client : step.committed,
+                mode.startsWith("http") ? "visible" : "committed")));
     out.put("committed_ms", Latencies.summary(histogram(step.committed, "committed")));
     out.put("errors", step.errorCounts());
     Map<String, Object> outcome = new LinkedHashMap<>();
@@ -162,9 +164,10 @@ public final class LoadGen {
 
   private Driver driver(String mode) {
     return switch (mode) {
-      case "http" -> http != null ? http : (http = new HttpDriver(plan));
+      case "http" -> http != null ? http : (http = new HttpDriver(plan, false));
+      case "http1" -> http1 != null ? http1 : (http1 = new HttpDriver(plan, true));
       case "kafka" -> kafka != null ? kafka : (kafka = new KafkaDriver(plan, orderCodec));
-      default -> throw new IllegalArgumentException("mode is http or kafka, got " + mode);
+      default -> throw new IllegalArgumentException("mode is http, http1 or kafka, got " + mode);
     };
   }
 
@@ -192,6 +195,9 @@ public final class LoadGen {
     pnl.close();
     if (http != null) {
       http.close();
+    }
+    if (http1 != null) {
+      http1.close();
     }
     if (kafka != null) {
       kafka.close();

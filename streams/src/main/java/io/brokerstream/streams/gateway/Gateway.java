@@ -314,6 +314,8 @@ public final class Gateway implements AutoCloseable {
   // --- orders
   // --------------------------------------------------------------------------------------
   private void placeOne(HttpCall call, String member, long received) {
+    // Read before anything is written: a bad wait is a 400 and writes nothing.
+    long wait = RequestInput.queryLong(call, "wait_ms", 0, 0, maxWaitMs);
     Order order =
         requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
@@ -328,11 +330,43 @@ public final class Gateway implements AutoCloseable {
                     call,
                     new HttpError(
                         503, "order not accepted: cannot write to Kafka: " + err.getMessage()));
-              } else {
-                pending.accepted(Topics.resultKey(member, order.getOrderId()));
+                return;
+              }
+              String key = Topics.resultKey(member, order.getOrderId());
+              pending.accepted(key);
+              if (wait == 0) {
                 send(call, 202, accepted(order));
+              } else {
+                awaitPlaced(call, member, key, wait, order);
               }
             });
+  }
+
+  /**
+   * One request per order ({@code POST /orders?wait_ms=N}): the result, as {@code GET /orders/{id}}
+   * gives it, when the order is decided within the wait, else the 202 of a plain placement. Half
+   * the requests of a placement and a long poll, for members who wait for the result anyway. The
+   * order is written by now, so nothing here answers an error: a result held by another instance,
+   * no free poll slot, or a store that is moving all answer the 202, and the member polls as usual.
+   */
+  private void awaitPlaced(HttpCall call, String member, String key, long wait, Order order) {
+    try {
+      KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
+      if (!queries.isLocal(where)) {
+        send(call, 202, accepted(order));
+        return;
+      }
+      resultPolls.await(
+          call,
+          member,
+          key,
+          wait,
+          () -> queries.result(where, key),
+          r -> handle(call, () -> respondResult(call, r)),
+          () -> send(call, 202, accepted(order)));
+    } catch (RuntimeException notNow) {
+      send(call, 202, accepted(order));
+    }
   }
 
   private void placeBatch(HttpCall call, String member, long received) {
