@@ -107,6 +107,17 @@ def _tick_process(cfg: Config, seed: int, rate: float, stop) -> None:
     )
 
 
+def _orders_window(cfg, meter, client, mode, rate, seconds, settle, label, conditions) -> cost.Cost:
+    """One window of orders alone through the gateway (`mode`: the load client's http or http1), read at
+    its edges once every group has caught up."""
+    a = meter.read()
+    answer = client.step(mode, rate, seconds, "cost" + mode + uuid.uuid4().hex[:6], 30)
+    _settle(cfg, ALL_GROUPS, settle)
+    return cost.Cost.between(
+        a, meter.read(), label=label, unit="order", units=answer["sent"], conditions=conditions(answer)
+    )
+
+
 def run(
     cfg: Config,
     *,
@@ -158,32 +169,36 @@ def run(
             client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
             _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
             progress(f"[cost] orders alone: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
-            a = meter.read()
-            answer = client.step("http", rate, seconds, "cost" + uuid.uuid4().hex[:6], 30)
-            _settle(cfg, ALL_GROUPS, settle)
-            orders = cost.Cost.between(
-                a,
-                meter.read(),
-                label="orders alone",
-                unit="order",
-                units=answer["sent"],
-                conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
-                f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
-                "no ticks, Postgres sync caught up",
+            orders = _orders_window(
+                cfg,
+                meter,
+                client,
+                "http",
+                rate,
+                seconds,
+                settle,
+                "orders alone",
+                lambda answer: (
+                    f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
+                    f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
+                    "no ticks, Postgres sync caught up"
+                ),
             )
             progress(f"[cost] orders alone, one request each: {rate:,.0f}/s, POST /orders?wait_ms for {seconds:.0f} s")
-            a = meter.read()
-            answer = client.step("http1", rate, seconds, "cost1" + uuid.uuid4().hex[:6], 30)
-            _settle(cfg, ALL_GROUPS, settle)
-            one_request = cost.Cost.between(
-                a,
-                meter.read(),
-                label="orders alone, one request each",
-                unit="order",
-                units=answer["sent"],
-                conditions=f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits "
-                f"for its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), "
-                "no ticks, Postgres sync caught up",
+            one_request = _orders_window(
+                cfg,
+                meter,
+                client,
+                "http1",
+                rate,
+                seconds,
+                settle,
+                "orders alone, one request each",
+                lambda answer: (
+                    f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits for "
+                    f"its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), no ticks, "
+                    "Postgres sync caught up"
+                ),
             )
     finally:
         if client:

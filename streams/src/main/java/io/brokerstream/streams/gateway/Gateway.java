@@ -356,14 +356,7 @@ public final class Gateway implements AutoCloseable {
         send(call, 202, accepted(order));
         return;
       }
-      resultPolls.await(
-          call,
-          member,
-          key,
-          wait,
-          () -> queries.result(where, key),
-          r -> handle(call, () -> respondResult(call, r)),
-          () -> send(call, 202, accepted(order)));
+      awaitResult(call, member, key, wait, where, () -> send(call, 202, accepted(order)));
     } catch (RuntimeException notNow) {
       send(call, 202, accepted(order));
     }
@@ -570,13 +563,12 @@ public final class Gateway implements AutoCloseable {
       return;
     }
     try {
-      resultPolls.await(
+      awaitResult(
           call,
           member,
           key,
           wait,
-          () -> queries.result(where, key),
-          r -> handle(call, () -> respondResult(call, r)),
+          where,
           () -> {
             if (pending.isPending(key)) {
               send(call, 202, pendingBody(orderId));
@@ -593,6 +585,24 @@ public final class Gateway implements AutoCloseable {
       }
       answerNow(call, where, key, full);
     }
+  }
+
+  /** Waits up to {@code wait} ms for a local result: answered when it is there, else timedOut. */
+  private void awaitResult(
+      HttpCall call,
+      String member,
+      String key,
+      long wait,
+      KeyQueryMetadata where,
+      Runnable timedOut) {
+    resultPolls.await(
+        call,
+        member,
+        key,
+        wait,
+        () -> queries.result(where, key),
+        r -> handle(call, () -> respondResult(call, r)),
+        timedOut);
   }
 
   /** The stored result, or `otherwise` when there is none yet. */
