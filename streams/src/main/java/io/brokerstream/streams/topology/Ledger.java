@@ -43,6 +43,10 @@ final class Ledger {
   private final ProcessorContext<String, SpecificRecord> context;
   final KeyValueStore<String, BookedPosition> positions;
   final KeyValueStore<String, RiskState> risk;
+  // The position read for the order being decided: its fill books on top of it without a second
+  // read. Kept for that order object only (a record's own), so nothing stale outlives the record.
+  private Order readFor;
+  private BookedPosition read;
 
   Ledger(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
@@ -51,7 +55,9 @@ final class Ledger {
   }
 
   PositionState position(Order order) {
-    return booked(Topics.positionKey(order.getAccountId(), order.getInstrumentId())).state();
+    read = booked(Topics.positionKey(order.getAccountId(), order.getInstrumentId()));
+    readFor = order;
+    return read.state();
   }
 
   private BookedPosition booked(String positionKey) {
@@ -100,7 +106,9 @@ final class Ledger {
     Decision.Filled fill = (Decision.Filled) decision;
     String positionKey = Topics.positionKey(order.getAccountId(), order.getInstrumentId());
     // The position carries the cash its fills moved: one changelog record per fill, not two.
-    long cash = Math.addExact(booked(positionKey).cash(), fill.cashDelta());
+    BookedPosition before = order == readFor ? read : booked(positionKey);
+    readFor = null;
+    long cash = Math.addExact(before.cash(), fill.cashDelta());
     positions.put(positionKey, new BookedPosition(fill.position(), cash));
     risk.put(member, fill.risk());
     Instant now = now();
