@@ -11,6 +11,7 @@ BS_LOAD_WARMUP (seconds at the first users count, not judged); BS_LOAD_RESULT_FI
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import os
 import random
@@ -24,7 +25,12 @@ from brokerstream.loadtest.shapes import BreakingPoint, Constant, StepBursts, Wi
 
 _env = os.environ.get
 WEIGHTS = [int(w) for w in _env("BS_LOAD_WEIGHTS", "6,3,1").split(",")]
-_data = pgload.read(config.load())
+_cfg = config.load()
+_data = pgload.read(_cfg)
+# Several instances of the streams app (BS_STREAMS_INSTANCES): each user trades through one of their
+# gateways, as members behind a load balancer would; with one, --host names it.
+GATEWAYS = _cfg.gateway_urls if _cfg.streams_instances > 1 else [""]
+_next_gateway = itertools.count()
 _accounts = collections.defaultdict(list)
 for a in _data.accounts:
     if a.status == "ACTIVE":
@@ -42,6 +48,7 @@ class Member(FastHttpUser):
         self.headers = {"X-Api-Key": api_key(_data.seed, self.member)}
         self.accounts = _accounts[self.member]
         self.placed = collections.deque(maxlen=50)
+        self.base = GATEWAYS[next(_next_gateway) % len(GATEWAYS)]
 
     @task(WEIGHTS[0])
     def place_order(self):
@@ -52,7 +59,7 @@ class Member(FastHttpUser):
             "quantity": random.randint(1, 20),
         }
         with self.client.post(
-            "/orders", json=body, headers=self.headers, name="POST /orders", catch_response=True
+            self.base + "/orders", json=body, headers=self.headers, name="POST /orders", catch_response=True
         ) as resp:
             if resp.status_code == 202:
                 self.placed.append(resp.json()["order_id"])
@@ -63,12 +70,14 @@ class Member(FastHttpUser):
     @task(WEIGHTS[1])
     def order_status(self):
         if self.placed:
-            self.client.get(f"/orders/{self.placed[0]}?wait_ms=2000", headers=self.headers, name="GET /orders/{id}")
+            self.client.get(
+                f"{self.base}/orders/{self.placed[0]}?wait_ms=2000", headers=self.headers, name="GET /orders/{id}"
+            )
 
     @task(WEIGHTS[2])
     def positions(self):
         self.client.get(
-            f"/accounts/{random.choice(self.accounts)}/positions",
+            f"{self.base}/accounts/{random.choice(self.accounts)}/positions",
             headers=self.headers,
             name="GET /accounts/{id}/positions",
         )

@@ -186,6 +186,14 @@ CREATE TABLE IF NOT EXISTS experiment_runs (
 -- Which order flow the experiment measured: streams (the stream-native system) or baseline (the seed
 -- thesis's monolith, baseline/). Tables made before it existed read as streams.
 ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS architecture LowCardinality(String) DEFAULT 'streams';
+-- How the work was cut into processes and tasks (scale-out steps) and the stack's shape: streams app
+-- instances, Flink TaskManagers, tasks per Connect sink (0: as the connector files say), topic partitions
+-- and Kafka brokers (0: not recorded, from before these columns).
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS streams_instances UInt32 DEFAULT 1;
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS taskmanagers UInt32 DEFAULT 1;
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS connect_tasks UInt32 DEFAULT 0;
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS topic_partitions UInt32 DEFAULT 0;
+ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS kafka_brokers UInt32 DEFAULT 0;
 
 -- `bench cost` and `bench system`: what a unit of work (an order or a tick) cost the stack in a window, one
 -- row per figure: each service's CPU, broker requests by API key, records and bytes written by topic, rows

@@ -74,6 +74,8 @@ WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
          e.orders AS r_orders,
          e.stream_threads AS r_threads, e.pnl_parallelism AS r_parallelism,
+         e.streams_instances AS r_instances, e.taskmanagers AS r_taskmanagers, e.connect_tasks AS r_connect_tasks,
+         e.topic_partitions AS r_partitions, e.kafka_brokers AS r_brokers,
          p.usd_hour AS r_usd_hour, c.stack_cpu_cores AS r_cpu_cores,
          d.value AS r_orders_per_s, q.pnl_per_s AS r_pnl_during, pv.value AS r_pnl_per_s, s.value AS r_c_sla,
          cc.value AS r_client_cores, fl.value AS r_floor, rv.value AS r_revalued,
@@ -107,6 +109,8 @@ runs_kinds AS (SELECT * FROM runs_of INNER JOIN kinds USING step),
 per_step AS (
   SELECT step, any(step_name) AS step_name, any(vcpus) AS vcpus, any(memory_gb) AS memory_gb,
          any(r_threads) AS stream_threads, any(r_parallelism) AS pnl_parallelism,
+         any(r_instances) AS streams_instances, any(r_taskmanagers) AS taskmanagers,
+         any(r_connect_tasks) AS connect_tasks, any(r_partitions) AS topic_partitions, any(r_brokers) AS kafka_brokers,
          avg(r_usd_hour) AS usd_hour,
          -- a search that never broke found a floor: never the step's figure (it shows as no C_SLA: unbroken at)
          any(by_capacity) AS by_capacity_, any(sla_kind) AS sla_kind_,
@@ -145,7 +149,8 @@ per_step AS (
          -- a capacity run's own average includes its settles: its busiest rung is what the quota allowed
          max(greatest(r_cpu_cores, r_rung_cores)) AS max_cpu_cores
   FROM runs_kinds GROUP BY step)
-SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, repeats, round(usd_hour, 6) AS usd_hour,
+SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, streams_instances, taskmanagers,
+       connect_tasks, topic_partitions, kafka_brokers, repeats, round(usd_hour, 6) AS usd_hour,
        if(by_capacity_, 'capacity', 'drain') AS figure, round(drain_orders_per_s, 3) AS drain_orders_per_s,
        round(accept_p99_at_capacity, 1) AS accept_p99_ms_at_capacity,
        round(visible_p99_at_capacity, 1) AS visible_p99_ms_at_capacity,

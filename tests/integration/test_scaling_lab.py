@@ -1,7 +1,8 @@
-"""The scaling lab on the real stack, shaped as the main job runs it: three resource steps, each with its
-idle measurement, a P&L run and a capacity search through the gateway; the limits really in force during
-each step and gone after, every run stored with its step, and the report rendered by headless Chromium
-naming each step's capacity, floor or ceiling. (Drains are the same runs as `load --shape drain`; Locust's breaking
+"""The scaling lab on the real stack, shaped as the main job runs it: a scale-up step and a scale-out one
+(two streams app instances, two TaskManagers, two tasks per sink), each with its idle measurement, a P&L
+run and a capacity search through the gateway; the limits and processes really in force during each step
+and gone after, every run stored with its step, and the report rendered by headless Chromium naming each
+step's capacity, floor or ceiling. (Drains are the same runs as `load --shape drain`; Locust's breaking
 point has its own test in test_load_run.)"""
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ def lab(stack, world, tmp_path_factory):
     groups = CpuGroups.of(stack)
     if not groups.enabled or groups.memory_parent is None:
         pytest.skip("needs writable cgroup v1 cpu and memory hierarchies (root)")
-    seen = []
+    seen, shapes = [], []
 
     def progress(line: str) -> None:
         print(line)
         if line.startswith(("[pnl] measuring", "[system] step 1:")):
             seen.append((line[:16], groups.quota_vcpus(), groups.memory_limit_gb()))
+        if line.startswith("[system] step 1:"):
+            shapes.append(running_shape(stack))
 
     plan = experiment.Plan(
         # at 0.5 vCPU the idle stack alone spends the quota (no capacity there: the report says so)
-        steps=steps.parse("1,1.5,2", memory_gb=10),
+        steps=steps.parse("1,2:i2:f2:c2", memory_gb=10),
         tick_rate="thesis",
         pnl_positions=2_000,
         pnl_tick_rate=2_000,
@@ -48,15 +51,49 @@ def lab(stack, world, tmp_path_factory):
         warm_seconds=15,
     )
     experiment_id = experiment.run(stack, plan, progress=progress)
+    shapes.append(running_shape(stack))
     out = tmp_path_factory.mktemp("report")
     page = labreport.run(stack, out)
-    return experiment_id, seen, groups, page
+    return experiment_id, seen, groups, page, shapes
+
+
+def running_shape(cfg) -> tuple:
+    """The streams app instances and TaskManagers whose processes run, and the sinks' task counts."""
+    from brokerstream.clients.connectors import Connect, load_specs
+    from brokerstream.launcher.stack import Stack
+
+    stack = Stack(cfg)
+    live = lambda group: [n for n in stack.expand([group]) if stack.layout.pidfile(n).live_pid()]  # noqa: E731
+    connect = Connect(cfg.connect_url)
+    tasks = sorted(
+        len([t for t in connect.status(s.name)["tasks"] if t["state"] == "RUNNING"])
+        for s in load_specs()
+        if s.name.startswith("sink-")
+    )
+    return live("streams"), live("flink-taskmanager"), tasks
+
+
+def test_a_scale_out_step_runs_more_processes_and_tasks_and_the_configured_ones_come_back(stack, lab):
+    first, scaled, after = lab[4]
+    assert first == (["streams"], ["flink-taskmanager"], [1, 1])
+    assert scaled == (["streams", "streams-2"], ["flink-taskmanager", "flink-taskmanager-2"], [2, 2])
+    assert after == first
+    client = store.connect(stack)
+    try:
+        rows = client.query(
+            "SELECT step, any(streams_instances), any(taskmanagers), any(connect_tasks) FROM experiment_runs FINAL "
+            "WHERE experiment_id = {e:String} GROUP BY step ORDER BY step",
+            parameters={"e": lab[0]},
+        ).result_rows
+    finally:
+        client.close()
+    assert rows == [(1, 1, 1, 0), (2, 2, 2, 2)]
 
 
 def test_each_step_ran_under_its_limits_and_they_are_lifted_after(lab):
-    _, seen, groups, _ = lab
+    _, seen, groups, _, _ = lab
     # per step: the P&L run and the capacity search's first rung, each under that step's limits
-    assert [(q, m) for _, q, m in seen] == [(v, 10) for v in (1, 1.5, 2) for _ in range(2)]
+    assert [(q, m) for _, q, m in seen] == [(v, 10) for v in (1, 2) for _ in range(2)]
     assert groups.quota_vcpus() is None and groups.memory_limit_gb() is None
     assert not groups.memory_parent.exists()
 
@@ -80,11 +117,11 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
         )
     finally:
         client.close()
-    assert [(step, kind) for step, kind, *_ in rows] == [(s, k) for s in (1, 2, 3) for k in ("capacity", "pnl")]
+    assert [(step, kind) for step, kind, *_ in rows] == [(s, k) for s in (1, 2) for k in ("capacity", "pnl")]
     for step, kind, quota, priced_vcpus, priced_memory, cores in rows:
         assert priced_vcpus == quota and priced_memory == 10  # each run is priced by what its step gave
         assert 0 < cores <= quota * 1.10, f"step {step} {kind}: {cores:.2f} cores used under a {quota} vCPU quota"
-    assert len(figures) <= 3 and all(v > 0 for v in figures.values())
+    assert len(figures) <= 2 and all(v > 0 for v in figures.values())
     client = store.connect(stack)
     try:
         revalued = client.query(
@@ -95,7 +132,7 @@ def test_every_run_is_stored_with_its_step_and_the_cpu_it_used_stays_within_the_
         ).result_rows
     finally:
         client.close()
-    assert len(revalued) == 3 and all(v > 0 for (v,) in revalued)
+    assert len(revalued) == 2 and all(v > 0 for (v,) in revalued)
 
 
 def _capacity_runs(stack, experiment_id):
@@ -126,7 +163,7 @@ def _capacity_runs(stack, experiment_id):
 
 def test_each_step_searched_its_capacity_through_the_gateway_and_stored_what_its_rungs_found(stack, lab):
     found = _capacity_runs(stack, lab[0])
-    assert [v for v, _, _ in found] == [1, 1.5, 2]
+    assert [v for v, _, _ in found] == [1, 2]
     for vcpus, figures, rungs in found:
         assert rungs and all(mode == "http" for _, _, mode in rungs)  # every rung through the gateway
         assert len(rungs) <= 4
@@ -156,7 +193,7 @@ def test_each_step_measured_the_idle_stack_under_its_quota(stack, lab):
     finally:
         client.close()
     # the stack is never idle at zero (brokers, Connect, the P&L job) and cannot pass its quota
-    assert [v for v, _ in idle] == [1, 1.5, 2]
+    assert [v for v, _ in idle] == [1, 2]
     assert all(0 < cores <= quota * 1.10 for quota, cores in idle), idle
 
 
@@ -166,8 +203,11 @@ def test_the_report_names_each_steps_capacity_or_what_it_found_and_renders_in_ch
     charts = dom.count('<div class="chart" id="chart-')
     assert charts >= 4 and f'data-charts-drawn="{charts}"' in dom  # every chart the data allows, drawn
     assert "sustained capacity through the gateway" in dom and "open-loop rungs of 8 s" in dom
-    for vcpus, figures, _ in _capacity_runs(stack, lab[0]):
-        name = f"{vcpus:g} vCPU"
+    for (_, figures, _), name in zip(
+        _capacity_runs(stack, lab[0]),
+        ["1 vCPU", "2 vCPU, 2 streams instances, 2 TaskManagers, 2 sink tasks"],
+        strict=True,
+    ):
         assert name in dom
         if figures["c_sla_is_floor"]:  # a search that never broke is named a floor, never a C_SLA
             assert "No C_SLA at" in dom and f"{name} (unbroken at" in dom

@@ -174,3 +174,39 @@ def test_the_apps_image_copies_every_module_the_maven_reactor_builds():
     dockerfile = (COMPOSE.parent / "apps.Dockerfile").read_text()
     copied = set(re.findall(r"^COPY (\S+) \1$", dockerfile, re.M))
     assert modules and set(modules) <= copied, set(modules) - copied
+
+
+SCALE_OUT = COMPOSE.parent / "scale-out.yml"
+
+
+def test_the_scale_out_overlay_is_the_native_second_instance():
+    from brokerstream.launcher.services import all_services
+
+    proc = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "-f", str(SCALE_OUT), "config"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    services = yaml.safe_load(proc.stdout)["services"]
+    native = all_services(config.load(environ={"BS_STREAMS_INSTANCES": "2", "BS_FLINK_TASKMANAGERS": "2"}))
+    for group in ("streams", "flink-taskmanager"):
+        assert {n for n in native if n.startswith(group)} == {n for n in services if n.startswith(group)}, group
+    # the second TaskManager joins the same JobManager with the first one's settings
+    first_tm, second_tm = (
+        services[n]["environment"]["FLINK_PROPERTIES"] for n in ("flink-taskmanager", "flink-taskmanager-2")
+    )
+    assert set(second_tm.splitlines()) <= set(first_tm.splitlines())
+    assert "taskmanager.load-balance.mode: SLOTS" in second_tm
+    first, second = services["streams"], services["streams-2"]
+    # the same settings as the first instance but its own name (query forwarding), state and port
+    differ = {k for k in first["environment"] if first["environment"][k] != second["environment"].get(k)}
+    assert differ == {"BROKER_GATEWAY_ADVERTISED_HOST"}, differ
+    assert second["environment"]["BROKER_GATEWAY_ADVERTISED_HOST"] == "streams-2"
+    assert second["volumes"][0].split(":")[0] != first["volumes"][0].split(":")[0]
+    assert [p.split(":")[1] for p in second["ports"]] == [str(native["streams-2"].ports()["gateway"])]
+    defaults = config.parse_env_file(config.DEFAULTS_FILE)
+    found = dict(re.findall(r"\$\{(BS_[A-Z0-9_]+):-([^}]+)\}", SCALE_OUT.read_text()))
+    for key, value in found.items():
+        assert defaults.get(key) == value, f"{key}: overlay default {value}, stack.env {defaults.get(key)}"

@@ -111,3 +111,19 @@ def test_the_ceiling_bench_runs_both_sinks_on_the_same_topics_from_their_ends():
         assert spec.config["consumer.override.auto.offset.reset"] == "latest"
         assert spec.config["connection.url"] == orders.config["connection.url"]
     assert specs["debezium-jdbc"].config["primary.key.fields"] == "member_id,order_id,ingest_ts"
+
+
+def test_the_sink_tasks_setting_sizes_every_sink_and_leaves_the_cdc_source_at_one():
+    import pytest
+
+    from brokerstream.clients.connectors import ConnectorError, sized
+
+    specs = load_specs()
+    assert sized(specs, "") == specs and sized(specs, None) == specs
+    four = {s.name: s.config["tasks.max"] for s in sized(specs, "4")}
+    assert {n: t for n, t in four.items() if n.startswith("sink-")} == {s.name: "4" for s in _sinks()}
+    assert four["refdata-source"] == "1"
+    assert {s.config["tasks.max"] for s in load_specs()} == {"1"}  # the files are untouched
+    for bad in ("0", "33", "-1", "two"):
+        with pytest.raises(ConnectorError):
+            sized(specs, bad)

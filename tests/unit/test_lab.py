@@ -35,6 +35,20 @@ def test_steps_parse_vertical_and_horizontal_forms():
     }
 
 
+def test_steps_parse_scale_out_as_processes_and_tasks():
+    one, two, three = steps.parse("2, 2:i2:f2:p2, 2:c4", memory_gb=8, cores=2)
+    assert not one.scale_out and two.scale_out and three.scale_out
+    assert two.name == "2 vCPU, 2 streams instances, 2 TaskManagers, P&L x2"
+    assert two.settings() == {
+        "BS_RUN_VCPUS": "2",
+        "BS_RUN_MEMORY_GB": "8",
+        "BS_STREAMS_INSTANCES": "2",
+        "BS_FLINK_TASKMANAGERS": "2",
+        "BS_PNL_PARALLELISM": "2",
+    }
+    assert three.name == "2 vCPU, 4 sink tasks" and three.settings()["BS_CONNECT_SINK_TASKS"] == "4"
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -44,6 +58,10 @@ def test_steps_parse_vertical_and_horizontal_forms():
         ("0", "between"),
         ("1:x2", "options are"),
         ("1:t0", "1 to 32"),
+        ("1:i5", "streams app instances are 1 to 4"),
+        ("1:f0", "TaskManagers are 1 to 4"),
+        ("1:c33", "1 to 32"),
+        ("1:ix", "options are"),
         ("1:m0.5", "at least 1 GB"),
         ("1,1", "twice"),
     ],
@@ -111,6 +129,11 @@ def client(tmp_path_factory):
                 100.0,
                 "{}",
                 "streams",
+                1 + (step == 2),
+                1,
+                0,
+                4,
+                1,
             ]
             for r, k, step, v, e in runs
         ],
@@ -178,6 +201,9 @@ def test_scaling_steps_against_hand_computed_values(client):
         1,
     )
     assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
+    # how each step cut the work: step 2 ran two streams app instances
+    assert [(s["streams_instances"], s["taskmanagers"], s["connect_tasks"]) for s in (s1, s2)] == [(1, 1, 0), (2, 1, 0)]
+    assert (s2["topic_partitions"], s2["kafka_brokers"]) == (4, 1)
     assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
     assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
     assert s2["pnl_per_s"] == 5000 and s1["pnl_during_drain_per_s"] == 200 and s2["pnl_during_drain_per_s"] == 500
@@ -209,7 +235,28 @@ def test_a_steps_figure_is_its_capacity_search_where_one_ran(client):
     c.insert(
         "experiment_runs",
         [
-            ["cap", T0 + dt.timedelta(hours=9), 1, "1 vCPU", rep, k, r, 1.0, 8.0, 1, 1, 0, 100.0, "{}", "streams"]
+            [
+                "cap",
+                T0 + dt.timedelta(hours=9),
+                1,
+                "1 vCPU",
+                rep,
+                k,
+                r,
+                1.0,
+                8.0,
+                1,
+                1,
+                0,
+                100.0,
+                "{}",
+                "streams",
+                1,
+                1,
+                0,
+                4,
+                1,
+            ]
             for r, k, rep in runs
         ],
         column_names=EXPERIMENT_RUN_COLUMNS,
@@ -436,6 +483,33 @@ def test_the_usl_is_fitted_over_the_vcpu_steps_not_the_scale_out_ones():
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
     a = analysis.analyse([rows[-1]] + rows[:-1], pricesheet.load(), boots=20)  # listed first, still the odd one out
     assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # the 99,999 of the scale-out step left out
+
+
+def test_scale_out_processes_are_left_out_of_the_fit_and_drawn_beside_scale_up_at_the_same_price():
+    truth = usl.Usl(lam=2000, sigma=0.1, kappa=0.01, unit=0.5, r2=1)
+    rows = _rows([(v, truth.throughput(v)) for v in (0.5, 1, 1.5, 2)] + [(2, 1500), (2, 2500)])
+    for r in rows:
+        r.update(stream_threads=1, pnl_parallelism=1, streams_instances=1, taskmanagers=1, connect_tasks=0)
+    rows[4].update(
+        step_name="2 vCPU, 2 streams instances", streams_instances=2, orders_per_s_min=1400, orders_per_s_max=1600
+    )
+    rows[5].update(step_name="2 vCPU, 4 sink tasks", connect_tasks=4)
+    a = analysis.analyse(rows, pricesheet.load(), boots=20)
+    assert a.usl_orders.sigma == pytest.approx(0.1, abs=2e-3)  # neither scale-out step is in the fit
+    series = {s["name"]: s for s in labreport.charts(a)[0]["series"]}
+    up = series["scale-up (vCPUs), on-demand prices"]["points"]
+    out = series["scale-out (processes, tasks), on-demand prices"]["points"]
+    assert [p["label"] for p in up] == ["0.5 vCPU", "1 vCPU", "1.5 vCPU", "2 vCPU"]
+    assert [p["label"] for p in out] == ["2 vCPU, 2 streams instances", "2 vCPU, 4 sink tasks"]
+    assert out[0]["x"] == up[-1]["x"]  # the same price: the same quota
+    (said,) = [c for c in a.conclusions if c.startswith("Scale-out at the same price")]
+    two = truth.throughput(2)
+    assert f"2 vCPU, 2 streams instances 1,500 orders/s (1,400-1,600) against {two:,.0f}" in said
+    assert f"(x{1500 / two:.2f})" in said and f"(x{2500 / two:.2f})" in said
+    # no scale-out step: one series, named as before, and no sentence
+    plain = analysis.analyse(rows[:4], pricesheet.load(), boots=20)
+    assert "measured, on-demand prices" in {s["name"] for s in labreport.charts(plain)[0]["series"]}
+    assert not [c for c in plain.conclusions if c.startswith("Scale-out")]
 
 
 def test_a_step_whose_quota_and_client_exceed_the_machine_is_called_a_lower_bound():
@@ -670,3 +744,6 @@ def test_capacity_steps_are_named_as_such_and_a_search_that_never_broke_is_a_flo
     assert "What members saw at each capacity (accept / visible p99): 0.5 vCPU 80 / 250 ms, 1 vCPU 40 / 250 ms" in text
     what = labreport.what_ran({"drains": False, "capacity": True, "capacity_seconds": 20, "locust": False})
     assert "open-loop rungs of 20 s" in what and "drained" not in what and "Locust" not in what
+    assert "partitions" not in what  # rows from before the stack's shape was recorded say nothing of it
+    shaped = labreport.what_ran({"capacity": True, "topic_partitions": 4, "kafka_brokers": 3, "locust": False})
+    assert "The stack: 4 partitions per flow topic, 3 Kafka brokers" in shaped

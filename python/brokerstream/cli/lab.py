@@ -168,8 +168,9 @@ def add_commands(sub) -> None:
     s.add_argument("which", choices=["scale"])
     s.add_argument(
         "--steps",
-        help="vCPUs per step, comma separated; `2:t2:p2` adds stream threads and P&L "
-        "parallelism, `:m6` memory (BS_LAB_STEPS: 0.5,1,1.5,2)",
+        help="vCPUs per step, comma separated; scale-out options after it: `:iN` streams app instances, "
+        "`:tN` stream threads, `:fN` Flink TaskManagers, `:pN` P&L parallelism, `:cN` tasks per Connect sink, "
+        "`:m6` memory, e.g. 2:i2:f2:p2 (BS_LAB_STEPS: 0.5,1,1.5,2)",
     )
     s.add_argument("--memory-gb", type=float, help="memory limit per step (BS_LAB_MEMORY_GB: 8)")
     s.add_argument("--orders", type=int, help="orders drained per step, at least (BS_LAB_ORDERS: 200,000)")

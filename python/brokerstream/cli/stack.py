@@ -43,9 +43,10 @@ def cmd_down(cfg, args) -> int:
 
 def cmd_status(cfg, args) -> int:
     rows = stack_of(cfg).status()
-    problems = [f"{r['service']} is {r['state']}" for r in rows if r["state"] != "healthy"]
+    up = ("healthy", "external")  # an external service answering at its address is as good as a healthy one
+    problems = [f"{r['service']} is {r['state']}" for r in rows if r["state"] not in up]
     connectors = []
-    if any(r["service"] == "connect" and r["state"] == "healthy" for r in rows):
+    if any(r["service"] == "connect" and r["state"] in up for r in rows):
         from brokerstream.clients.connectors import Connect, load_specs, problems_of
 
         connect = Connect(cfg.connect_url)
@@ -60,7 +61,7 @@ def cmd_status(cfg, args) -> int:
             )
             problems += problems_of(name, st)
     jobs = []
-    if any(r["service"] == "flink-jobmanager" and r["state"] == "healthy" for r in rows):
+    if any(r["service"] == "flink-jobmanager" and r["state"] in up for r in rows):
         from brokerstream.clients.flinkjobs import PNL_JOB, Flink
 
         jobs = [{"job": j.name, "id": j.job_id, "state": j.state} for j in Flink(cfg.flink_url).jobs()]

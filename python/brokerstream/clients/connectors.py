@@ -137,11 +137,24 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
 RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members", "sink-positions", "sink-order-events")
 
 
+def sized(specs: list[ConnectorSpec], sink_tasks: str | None) -> list[ConnectorSpec]:
+    """The specs with each sink's tasks.max set to `sink_tasks` (BS_CONNECT_SINK_TASKS); empty: as written."""
+    if not sink_tasks:
+        return specs
+    tasks = int(sink_tasks) if sink_tasks.strip().isdigit() else 0
+    if not 1 <= tasks <= 32:
+        raise ConnectorError(f"BS_CONNECT_SINK_TASKS must be 1 to 32, got {tasks}")
+    return [
+        ConnectorSpec(s.name, {**s.config, "tasks.max": str(tasks)}, s.path) if s.name.startswith("sink-") else s
+        for s in specs
+    ]
+
+
 def apply(
     cfg: Config, specs: list[ConnectorSpec] | None = None, timeout: float = 60.0, patience: float = 180.0
 ) -> list[str]:
     connect = Connect(cfg.connect_url, patience=patience)
-    specs = load_specs() if specs is None else specs
+    specs = sized(load_specs() if specs is None else specs, cfg.get("BS_CONNECT_SINK_TASKS"))
     registered = set(connect.names())
     for name in RETIRED:
         if name in registered and name not in {s.name for s in specs}:

@@ -26,6 +26,8 @@ class ConfigError(UserError, ValueError):
     pass
 
 
+MAX_STREAMS_INSTANCES = 4
+MAX_TASKMANAGERS = 4
 KAFKA_CLUSTER_SIZES = (1, 3)
 # plaintext: no authentication (loopback only). sasl_ssl: TLS, SCRAM users and ACLs (kafka_security.py).
 KAFKA_SECURITY_MODES = ("plaintext", "sasl_ssl")
@@ -188,6 +190,44 @@ class Config:
     @property
     def gateway_url(self) -> str:
         return self["BS_GATEWAY_URL"]
+
+    @property
+    def streams_instances(self) -> int:
+        count = self.int("BS_STREAMS_INSTANCES")
+        if not 1 <= count <= MAX_STREAMS_INSTANCES:
+            raise ConfigError(
+                f"BS_STREAMS_INSTANCES must be 1 to {MAX_STREAMS_INSTANCES} (each needs its BS_GATEWAY_N_PORT), "
+                f"got {count}"
+            )
+        return count
+
+    @property
+    def flink_taskmanagers(self) -> int:
+        count = self.int("BS_FLINK_TASKMANAGERS")
+        if not 1 <= count <= MAX_TASKMANAGERS:
+            raise ConfigError(
+                f"BS_FLINK_TASKMANAGERS must be 1 to {MAX_TASKMANAGERS} (each needs its BS_FLINK_TM_N_* ports), "
+                f"got {count}"
+            )
+        return count
+
+    def taskmanager_ports(self, instance: int) -> tuple[int, int]:
+        """(rpc, data) ports of TaskManager 1..BS_FLINK_TASKMANAGERS."""
+        name = "flink_tm" if instance == 1 else f"flink_tm_{instance}"
+        return self.port(f"{name}_rpc"), self.port(f"{name}_data")
+
+    def gateway_port(self, instance: int) -> int:
+        """The gateway port of streams app instance 1..BS_STREAMS_INSTANCES."""
+        return self.port("gateway" if instance == 1 else f"gateway_{instance}")
+
+    @property
+    def gateway_urls(self) -> list[str]:
+        """Every instance's gateway: the first is BS_GATEWAY_URL (the compose stack points it at its
+        container), the others on this stack's bind address."""
+        return [self.gateway_url_of(n) for n in range(1, self.streams_instances + 1)]
+
+    def gateway_url_of(self, instance: int) -> str:
+        return self.gateway_url if instance == 1 else f"http://{self.bind}:{self.gateway_port(instance)}"
 
     def postgres_dsn(self, db: str | None = None) -> str:
         from urllib.parse import quote  # a password may hold '@', ':' or '/'

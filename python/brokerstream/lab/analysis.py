@@ -41,14 +41,26 @@ def _runs(step: dict, key: str) -> list[float]:
     return runs or [step[key]]
 
 
-def _model(steps: list[dict], key: str, boots: int) -> lab_model.Model | None:
-    """The model over the vCPU steps: those sharing the most common threads and parallelism (scale-out
-    steps are another dimension, shown as measured points only)."""
-    shape = lambda s: (s.get("stream_threads"), s.get("pnl_parallelism"))
+SHAPE = ("stream_threads", "pnl_parallelism", "streams_instances", "taskmanagers", "connect_tasks")
+
+
+def shape(step: dict) -> tuple:
+    """How a step cut the work into threads, processes and tasks (absent: as configured)."""
+    return tuple(step.get(k) for k in SHAPE)
+
+
+def scale_up_shape(steps: list[dict], key: str = "orders_per_s") -> tuple | None:
+    """The shape most steps share: the scale-up steps, over which the model is fitted; the others are
+    scale-out steps, another dimension, drawn as measured points beside them."""
     shapes = [shape(s) for s in steps if _ok(s.get(key))]
-    if not shapes:
+    return max(shapes, key=shapes.count) if shapes else None  # ties: the first listed
+
+
+def _model(steps: list[dict], key: str, boots: int) -> lab_model.Model | None:
+    """The model over the scale-up steps (see scale_up_shape)."""
+    common = scale_up_shape(steps, key)
+    if common is None:
         return None
-    common = max(shapes, key=shapes.count)  # ties: the first listed
     runs = [
         lab_model.Run(s["vcpus"], _idle(s), x)
         for s in steps
@@ -141,6 +153,37 @@ def _stops_paying(steps: list[dict]) -> str:
     return "unknown: one step measured"
 
 
+def scale_out_sentences(steps: list[dict]) -> list[str]:
+    """Each scale-out step against the scale-up step of the same resources (the same price): what cutting
+    the work into more processes or tasks bought, with the spread of both where they were repeated."""
+    up = scale_up_shape(steps)
+    base = {(s["vcpus"], s["memory_gb"]): s for s in steps if shape(s) == up and _ok(s.get("orders_per_s"))}
+    parts = []
+    for s in steps:
+        b = base.get((s["vcpus"], s["memory_gb"]))
+        if shape(s) == up or b is None or not _ok(s.get("orders_per_s")):
+            continue
+        spread = lambda x: (  # noqa: E731
+            f" ({x['orders_per_s_min']:,.0f}-{x['orders_per_s_max']:,.0f})"
+            if _ok(x.get("orders_per_s_min"))
+            and _ok(x.get("orders_per_s_max"))
+            and x["orders_per_s_min"] != x["orders_per_s_max"]
+            else ""
+        )
+        parts.append(
+            f"{s['step_name']} {s['orders_per_s']:,.0f} orders/s{spread(s)} against "
+            f"{b['orders_per_s']:,.0f}{spread(b)} in the scale-up shape (x{s['orders_per_s'] / b['orders_per_s']:.2f})"
+        )
+    if not parts:
+        return []
+    return [
+        "Scale-out at the same price (the same quota, the work cut into more processes or tasks): "
+        + "; ".join(parts)
+        + ". On one machine more processes share the same cores, so this measures what the cut costs or buys, "
+        "not what more machines would add."
+    ]
+
+
 def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     out = []
     measured = [s for s in a.steps if _ok(s.get("orders_per_s"))]
@@ -163,6 +206,7 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             f"orders/s per $/h, ${best['usd_per_million_orders']:.4f} per million orders. "
             f"Adding resources stops paying {a.stops_paying}."
         )
+    out.extend(scale_out_sentences(a.steps))
     pnl = [s for s in a.steps if _ok(s.get("pnl_per_s"))]
     if len(pnl) >= 2:
         best = max(pnl, key=lambda s: s["pnl_per_s_per_usd_hour"])

@@ -160,7 +160,7 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     last_capacity: tuple[float, float] | None = None  # (vCPUs, orders/s) of the latest capacity found
     base_parallelism = int(cfg.get("BS_PNL_PARALLELISM") or 1)
     deployed = base_parallelism
-    threads_changed = False
+    shape = Shape.of(cfg)  # the processes and tasks the stack runs now
     try:
         if plan.capacity and plan.architecture == "streams" and plan.warm_seconds > 0:
             _warm(cfg, plan, http_ticks, progress)
@@ -169,16 +169,13 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
             progress(f"[lab] step {number}/{len(plan.steps)}: {step.name}, {step.memory_gb:g} GB")
             groups.quota(step.vcpus)
             groups.memory_limit(step.memory_gb)
-            wanted = step.pnl_parallelism or base_parallelism
-            if wanted != deployed:  # a step without its own parallelism runs at the configured one
-                _redeploy_pnl(scfg, progress)
-                deployed = wanted
-            threads_changed |= bool(step.stream_threads)  # a drain restarts the app with them
-            if step.stream_threads and not plan.drains and plan.architecture == "streams":
-                progress(f"[lab] restarting the streams app with {step.stream_threads} stream threads")
-                default_stack(scfg).down(["streams"])
-                if not default_stack(scfg).up(["streams"]):
-                    raise RuntimeError("the streams app did not restart with the step's stream threads")
+            before, streams = shape, not plan.drains and plan.architecture == "streams"
+            # a drain restarts the streams app itself, with the step's settings
+            shape = reshape(scfg, shape, Shape.of(scfg), streams=streams, progress=progress)
+            parallelism = step.pnl_parallelism or base_parallelism
+            if parallelism != deployed or before.taskmanagers != shape.taskmanagers:
+                _redeploy_pnl(scfg, progress)  # its slots spread over the TaskManagers running now
+                deployed = parallelism
             idle = idle_cores(groups, plan.idle_seconds, settle=_settled(cfg, plan.settle_seconds))
             progress(
                 f"[lab] idle stack under the quota: {idle:.2f} cores"
@@ -256,11 +253,11 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
     finally:
         groups.quota(None)
         groups.memory_limit(None)
-        if threads_changed:
-            progress("[lab] restarting the streams app with the configured stream threads")
-            default_stack(cfg).down(["streams"])
-            default_stack(cfg).up(["streams"])
-        if deployed != base_parallelism:
+        configured = Shape.of(cfg)
+        if shape != configured:
+            progress("[lab] back to the configured processes and tasks")
+            reshape(cfg, shape, configured, streams=True, progress=progress)
+        if deployed != base_parallelism or shape.taskmanagers != configured.taskmanagers:
             progress("[lab] redeploying the P&L job at the configured parallelism")
             _redeploy_pnl(cfg, progress)
     progress(f"[lab] experiment {experiment_id} done; limits lifted")
@@ -410,6 +407,52 @@ def _result(cfg: Config, run_id: str, name: str, value: float) -> None:
         client.close()
 
 
+@dataclass(frozen=True)
+class Shape:
+    """How the work is cut into processes and tasks: what a scale-out step changes."""
+
+    stream_threads: int
+    streams_instances: int
+    taskmanagers: int
+    connect_tasks: str  # empty: as the connector files say
+
+    @classmethod
+    def of(cls, cfg: Config) -> "Shape":
+        return cls(
+            cfg.int("BS_STREAMS_THREADS"),
+            cfg.streams_instances,
+            cfg.flink_taskmanagers,
+            cfg.get("BS_CONNECT_SINK_TASKS") or "",
+        )
+
+
+def reshape(cfg: Config, now: Shape, wanted: Shape, *, streams: bool, progress) -> Shape:
+    """Brings the running stack from `now` to `wanted` (`cfg` carries the wanted settings): the streams
+    app restarted with its threads and instances (unless `streams` is False: a drain restarts it
+    itself), TaskManagers started or stopped, the sinks' tasks resized. Returns what now runs."""
+    stack = default_stack(cfg)  # knows every instance still running, beyond the wanted count too
+    if streams and (now.stream_threads, now.streams_instances) != (wanted.stream_threads, wanted.streams_instances):
+        progress(
+            f"[lab] restarting the streams app: {wanted.streams_instances} instance(s) of "
+            f"{wanted.stream_threads} stream thread(s)"
+        )
+        stack.down(["streams"])  # every instance, also those beyond the wanted count
+        if not stack.up(["streams"]):
+            raise RuntimeError("the streams app did not restart with the step's threads and instances")
+    if now.taskmanagers != wanted.taskmanagers:
+        progress(f"[lab] {wanted.taskmanagers} Flink TaskManager(s)")
+        managers = stack.expand(["flink-taskmanager"])
+        stack.down(managers[wanted.taskmanagers :])
+        if not stack.up(["flink-taskmanager"]):
+            raise RuntimeError("the TaskManagers did not start")
+    if now.connect_tasks != wanted.connect_tasks:
+        from brokerstream.clients import connectors
+
+        progress(f"[lab] sink connectors with {wanted.connect_tasks or 'their files'} task(s) each")
+        connectors.apply(cfg)
+    return wanted
+
+
 def _redeploy_pnl(cfg: Config, progress) -> None:
     from brokerstream.clients import flinkjobs
 
@@ -433,6 +476,11 @@ EXPERIMENT_RUN_COLUMNS = [
     "tick_rate",
     "conditions",
     "architecture",
+    "streams_instances",
+    "taskmanagers",
+    "connect_tasks",
+    "topic_partitions",
+    "kafka_brokers",
 ]
 
 
@@ -470,6 +518,11 @@ def _record(
                     tick_rate,
                     json.dumps(conditions, sort_keys=True),
                     architecture,
+                    step.streams_instances or cfg.streams_instances,
+                    step.taskmanagers or cfg.flink_taskmanagers,
+                    step.connect_tasks or int(cfg.get("BS_CONNECT_SINK_TASKS") or 0),
+                    cfg.int("BS_TOPIC_PARTITIONS"),
+                    cfg.kafka_brokers,
                 ]
             ],
             column_names=EXPERIMENT_RUN_COLUMNS,

@@ -23,6 +23,7 @@ COLORS = {
     "sla": "#b8860b",
     "baseline": "#8a8a8a",
     "heldout": "#c2185b",
+    "scaleout": "#e6a100",
 }
 
 
@@ -44,10 +45,13 @@ def _json_safe(v):
 def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
     steps = a.steps
     names = [[s["step"], s["step_name"]] for s in steps]
-    measured = lambda key, lo, hi, cost="usd_hour": [
+    up = lab_analysis.scale_up_shape(steps)
+    measured = lambda key, lo, hi, cost="usd_hour", only=steps: [
         {"x": _num(s[cost]), "y": _num(s[key]), "lo": _num(s[lo]), "hi": _num(s[hi]), "label": s["step_name"]}
-        for s in steps
+        for s in only
     ]
+    scale_up = [s for s in steps if lab_analysis.shape(s) == up]
+    scale_out = [s for s in steps if lab_analysis.shape(s) != up]
     out = [
         {
             "id": "chart-orders",
@@ -58,11 +62,11 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
             "y": {"label": "orders/s", "log": True},
             "series": [
                 {
-                    "name": "measured, on-demand prices",
+                    "name": "scale-up (vCPUs), on-demand prices" if scale_out else "measured, on-demand prices",
                     "kind": "points",
                     "color": COLORS["measured"],
                     "labels": True,
-                    "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max"),
+                    "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max", only=scale_up),
                 },
                 {
                     "name": "measured, Fargate prices",
@@ -73,6 +77,17 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
             ],
         }
     ]
+    if scale_out:
+        out[0]["series"].insert(
+            1,
+            {
+                "name": "scale-out (processes, tasks), on-demand prices",
+                "kind": "points",
+                "color": COLORS["scaleout"],
+                "labels": True,
+                "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max", only=scale_out),
+            },
+        )
     m = a.model_orders
     if m is not None:
         model = [{"x": s["usd_hour"], "y": m.throughput(s["vcpus"]), "label": f"{s['vcpus']:g} vCPU"} for s in steps]
@@ -368,10 +383,20 @@ def what_ran(meta: dict) -> str:
             f"Locust members ramping, after a hold of warm-up, until p95 passed {meta.get('slo_p95_ms', 0):,.0f} ms "
             "or errors 1 %"
         )
+    shape = (
+        f" The stack: {meta['topic_partitions']} partitions per flow topic, {meta['kafka_brokers']} Kafka "
+        f"broker{'s' if meta.get('kafka_brokers', 1) != 1 else ''}; a scale-out step's added processes ran in "
+        "their services' groups, under the same quota."
+        if meta.get("topic_partitions")
+        else ""
+    )
     return (
         "Each step limited the whole stack (Kafka, schema registry, Postgres, Kafka Connect with its connectors, "
         "Flink with the P&L job, the streams app and its gateway) to a CPU quota and a memory limit with cgroups. "
-        "At each step: " + "; then ".join(runs) + ". The load generators ran on the same machine, outside the limits."
+        "At each step: "
+        + "; then ".join(runs)
+        + ". The load generators ran on the same machine, outside the limits."
+        + shape
     )
 
 
@@ -544,7 +569,7 @@ def experiment_meta(cfg) -> dict:
     try:
         row = client.query(
             "SELECT experiment_id, maxIf(orders, kind = 'drain'), anyIf(tick_rate, kind = 'drain'), "
-            "any(conditions) FROM experiment_runs FINAL "
+            "any(conditions), any(topic_partitions), any(kafka_brokers) FROM experiment_runs FINAL "
             "WHERE experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL "
             "WHERE architecture != 'baseline') GROUP BY experiment_id"
         ).result_rows
@@ -557,7 +582,7 @@ def experiment_meta(cfg) -> dict:
         client.close()
     if not row:
         return {}
-    experiment_id, orders, tick_rate, conditions = row[0]
+    experiment_id, orders, tick_rate, conditions, partitions, brokers = row[0]
     c = json.loads(conditions or "{}")
     return {
         "experiment_id": experiment_id,
@@ -573,6 +598,8 @@ def experiment_meta(cfg) -> dict:
         "locust": c.get("locust", True),
         "http_tick_rate": c.get("http_tick_rate", 0),
         "code_version": version[0][0] if version else "",
+        "topic_partitions": partitions,
+        "kafka_brokers": brokers,
         "data": f"{c.get('accounts', '?')} accounts, {c.get('instruments', '?')} instruments (seed "
         f"{c.get('seed', '?')})",
     }

@@ -20,7 +20,8 @@ from brokerstream.common.progress import say
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.procs import listening_sockets, rss_bytes, spawn, terminate
-from brokerstream.launcher.services import Service, all_services
+from brokerstream.launcher.services import SCALED, Service, all_services, live_extras
+from brokerstream.launcher.services.external import External
 
 TAG = "up"
 
@@ -50,14 +51,22 @@ class Stack:
     def __post_init__(self) -> None:
         self.layout = Layout(self.cfg)
         self.services = all_services(self.cfg)
+        self.configured = set(self.services)
+        # instances beyond the configured count that still run: `down` and `status` see them, `up` never starts them
+        self.services.update({s.name: s for s in live_extras(self.cfg, self.layout)})
         self.cpu = CpuGroups.of(self.cfg)
 
     # --- dependency order ----------------------------------------------------------------------------
     def closure(self, names: Iterable[str] | None) -> list[str]:
         """The named services and everything they need, in start order; all but the optional ones
         when none are named."""
-        wanted = [n for n, s in self.services.items() if not s.optional] if not names else list(names)
-        unknown = [n for n in wanted if n not in self.services]
+        # None: the whole stack; an empty list names nothing (a computed list that came out empty)
+        wanted = (
+            [n for n, s in self.services.items() if not s.optional and n in self.configured]
+            if names is None
+            else self.expand(names, configured_only=True)
+        )
+        unknown = [n for n in wanted if n not in self.configured]
         if unknown:
             raise KeyError(f"unknown services {unknown}; known: {', '.join(self.services)}")
         order: list[str] = []
@@ -72,6 +81,22 @@ class Stack:
         for name in wanted:
             visit(name)
         return order
+
+    def expand(self, names: Iterable[str], configured_only: bool = False) -> list[str]:
+        """A service run as several processes is named by its first: `streams` names every instance of
+        the streams app (`streams`, `streams-2`, ...) the stack is configured for or still runs (only
+        the configured ones with `configured_only`), and `flink-taskmanager` every TaskManager."""
+        out: list[str] = []
+        for name in names:
+            group = [name]
+            if name in SCALED:
+                group = [n for n in self.services if n == name or n.startswith(name + "-")]
+                group = [n for n in group if n == name or n[len(name) + 1 :].isdigit()]
+                group = [n for n in group if n in self.configured or not configured_only]
+            for n in group:
+                if n not in out:
+                    out.append(n)
+        return out
 
     # --- up ------------------------------------------------------------------------------------------
     def up(self, names: Iterable[str] | None = None) -> bool:
@@ -140,6 +165,13 @@ class Stack:
 
     def _start_one(self, svc: Service) -> Outcome:
         t0 = time.monotonic()
+        if isinstance(svc, External):  # runs elsewhere: wait for it, never start it
+            timeout = self.cfg.int("BS_START_TIMEOUT")
+            while not svc.healthy():
+                if time.monotonic() - t0 > timeout:
+                    return Outcome(False, f"external, not answering at {svc.address} after {timeout} s")
+                time.sleep(1)
+            return Outcome(True, f"external at {svc.address}, healthy")
         pidfile = self.layout.pidfile(svc.name)
         pid = pidfile.live_pid()
         if pid is not None and svc.healthy():
@@ -172,7 +204,7 @@ class Stack:
     # --- down ----------------------------------------------------------------------------------------
     def down(self, names: Iterable[str] | None = None) -> dict[str, str]:
         """Stop services, each only after everything that needs it has stopped."""
-        names = list(self.services) if not names else list(names)
+        names = list(self.services) if names is None else self.expand(names)  # [] stops nothing
         dependents = {n: [m for m in names if n in self.services[m].needs] for n in names}
         stopped = {n: threading.Event() for n in names}
         results: dict[str, str] = {}
@@ -181,7 +213,10 @@ class Stack:
             for other in dependents[name]:
                 stopped[other].wait()
             svc = self.services[name]
-            results[name] = terminate(self.layout.pidfile(name), sig=svc.stop_signal, grace=svc.stop_grace)
+            if isinstance(svc, External):
+                results[name] = "external: left running"
+            else:
+                results[name] = terminate(self.layout.pidfile(name), sig=svc.stop_signal, grace=svc.stop_grace)
             say("down", f"{name:<18} {results[name]}")
             stopped[name].set()
 
@@ -199,6 +234,18 @@ class Stack:
         rows = []
         for name, svc in self.services.items():
             pid = self.layout.pidfile(name).live_pid()
+            if isinstance(svc, External):
+                rows.append(
+                    {
+                        "service": name,
+                        "state": "external" if svc.healthy() else "external, not answering",
+                        "pid": None,
+                        "ports": {"at": svc.address},
+                        "rss_bytes": 0,
+                        "listening": [],
+                    }
+                )
+                continue
             if pid is None and svc.optional:
                 continue  # not started unless asked for: down is its normal state, not a problem
             if pid is None:

@@ -1,4 +1,4 @@
-"""Apache Flink session cluster: JobManager, one TaskManager and the SQL gateway.
+"""Apache Flink session cluster: JobManager, TaskManagers (one by default) and the SQL gateway.
 
 The scripts and jars come from the PyPI distribution; our lib/ and opt/ (with the Kafka and Avro
 SQL formats and the gateway jar) and our configuration are passed through Flink's own environment
@@ -75,6 +75,8 @@ class FlinkBase(Service):
             "taskmanager.rpc.port": str(self.cfg.port("flink_tm_rpc")),
             "taskmanager.data.port": str(self.cfg.port("flink_tm_data")),
             "taskmanager.numberOfTaskSlots": self.cfg["BS_FLINK_TM_SLOTS"],
+            # with several TaskManagers a job's slots go to all of them, not the first one's first
+            "taskmanager.load-balance.mode": "SLOTS",
             "taskmanager.memory.process.size": self.cfg["BS_FLINK_TM_MEMORY"],
             "parallelism.default": "1",
             "rest.address": host,
@@ -157,22 +159,40 @@ class FlinkJobManager(FlinkBase):
         return self.overview() is not None
 
 
+def taskmanager_name(instance: int) -> str:
+    """TaskManager 1 keeps the single one's name: `flink-taskmanager`, `flink-taskmanager-2`, ..."""
+    return "flink-taskmanager" if instance == 1 else f"flink-taskmanager-{instance}"
+
+
 @dataclass
 class FlinkTaskManager(FlinkBase):
+    instance: int = 1
+
     def __post_init__(self) -> None:
-        self.name = "flink-taskmanager"
+        self.name = taskmanager_name(self.instance)
         self.cpu_group = "pnl"
         self.needs = ("flink-jobmanager",)
 
     def ports(self) -> dict[str, int]:
-        return {"rpc": self.cfg.port("flink_tm_rpc"), "data": self.cfg.port("flink_tm_data")}
+        rpc, data = self.cfg.taskmanager_ports(self.instance)
+        return {"rpc": rpc, "data": data}
 
     def launch(self) -> Launch:
-        return Launch(argv=["bash", self.script("taskmanager.sh"), "start-foreground"], env=self.env())
+        # the shared configuration names TaskManager 1's ports; the others override theirs
+        rpc, data = self.cfg.taskmanager_ports(self.instance)
+        argv = ["bash", self.script("taskmanager.sh"), "start-foreground"]
+        if self.instance > 1:
+            argv += [f"-Dtaskmanager.rpc.port={rpc}", f"-Dtaskmanager.data.port={data}"]
+        return Launch(argv=argv, env=self.env())
 
     def healthy(self) -> bool:
         overview = self.overview()
-        return bool(overview) and overview.get("taskmanagers", 0) >= 1
+        if not overview:
+            return False
+        # this one's own registration: the JobManager lists each TaskManager with its data port
+        body = http_ok(self.cfg.flink_url + "/taskmanagers")
+        ports = {tm.get("dataPort") for tm in json.loads(body).get("taskmanagers", [])} if body else set()
+        return self.cfg.taskmanager_ports(self.instance)[1] in ports
 
 
 @dataclass

@@ -11,17 +11,24 @@ from brokerstream.launcher.services.base import Launch, Service, http_ok, java_o
 JAR = ("streams", "streams-0.1.0.jar")
 
 
+def instance_name(instance: int) -> str:
+    """Instance 1 keeps the single app's name (its data, logs, pid file): `streams`, `streams-2`, ..."""
+    return "streams" if instance == 1 else f"streams-{instance}"
+
+
 @dataclass
 class StreamsApp(Service):
+    instance: int = 1
+
     def __post_init__(self) -> None:
-        self.name = "streams"
+        self.name = instance_name(self.instance)
         self.cpu_group = "orders"
         self.needs = ("kafka", "registry")
         self.phase = 2  # after the topics and schemas exist
         self.stop_grace = 45.0  # a clean close commits and writes checkpoints: a fast restart
 
     def ports(self) -> dict[str, int]:
-        return {"gateway": self.cfg.port("gateway")}
+        return {"gateway": self.cfg.gateway_port(self.instance)}
 
     def prepare(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
@@ -39,7 +46,7 @@ class StreamsApp(Service):
             "BROKER_STREAM_THREADS": cfg["BS_STREAMS_THREADS"],
             "BROKER_GATEWAY_HOST": cfg.bind,
             "BROKER_GATEWAY_ADVERTISED_HOST": cfg.bind,
-            "BROKER_GATEWAY_PORT": str(cfg.port("gateway")),
+            "BROKER_GATEWAY_PORT": str(cfg.gateway_port(self.instance)),
             # the secure profile's logins: files, so no password is in the environment or argv
             "BROKER_KAFKA_LOGIN": str(java_client_file(cfg, "streams") or ""),
             "BROKER_GATEWAY_KAFKA_LOGIN": str(java_client_file(cfg, GATEWAY) or ""),
@@ -59,4 +66,8 @@ class StreamsApp(Service):
         return Launch(argv=argv, env=env, cwd=self.data)
 
     def healthy(self) -> bool:
-        return http_ok(self.cfg.gateway_url + "/health") is not None
+        return http_ok(self.url + "/health") is not None
+
+    @property
+    def url(self) -> str:
+        return self.cfg.gateway_url_of(self.instance)

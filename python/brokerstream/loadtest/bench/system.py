@@ -271,6 +271,7 @@ def plan(cfg: Config, data, *, seed: int, trace_one_in: int, option_share: float
         raise RuntimeError("no active member with an active account: load reference data first")
     return {
         "gateway_url": cfg.gateway_url,
+        "gateway_urls": cfg.gateway_urls,
         "bootstrap": cfg.kafka_bootstrap,
         "registry_url": cfg.registry_url,
         "clients": clients,

@@ -11,31 +11,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  * due -> the result's 200. With {@code oneRequest} each order is a single POST /orders?wait_ms=N
  * that answers with the result (200; a 202 still polls): visible latency only, no accept. At most
  * {@code maxInFlight} connections are open; requests beyond them wait for one, and the wait counts
- * in their latency (it is measured from the due time).
+ * in their latency (it is measured from the due time). With several gateways (instances of the
+ * streams app) the orders go to them in turn, an order's poll to the gateway that took it.
  */
 final class HttpDriver implements Driver {
   private static final long POST_TIMEOUT_MS = 60_000;
-  private final NioHttp http;
-  private final String host;
+  private final NioHttp[] http;
+  private final String[] host;
   private final long waitMs;
   private final boolean oneRequest;
   private final AtomicInteger open = new AtomicInteger();
 
   HttpDriver(Plan plan, boolean oneRequest) {
     this.oneRequest = oneRequest;
-    URI base = URI.create(plan.gatewayUrl());
-    this.host = base.getHost() + ":" + base.getPort();
+    int gateways = plan.gatewayUrls().size();
+    this.http = new NioHttp[gateways];
+    this.host = new String[gateways];
     this.waitMs = plan.resultWaitMs();
-    try {
-      this.http = new NioHttp(base.getHost(), base.getPort(), plan.maxInFlight());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (int g = 0; g < gateways; g++) {
+      URI base = URI.create(plan.gatewayUrls().get(g));
+      host[g] = base.getHost() + ":" + base.getPort();
+      try {
+        http[g] =
+            new NioHttp(base.getHost(), base.getPort(), Math.max(1, plan.maxInFlight() / gateways));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
   @Override
   public void send(StepState step, int seq, OrderMix.Next o) {
     open.incrementAndGet();
+    int g = Math.floorMod(seq, http.length);
+    NioHttp http = this.http[g];
+    String host = this.host[g];
     String id = step.orderId(seq);
     long due = step.schedule.dueMicros(seq);
     String key = "X-Api-Key: " + o.client().key();
@@ -105,6 +115,8 @@ final class HttpDriver implements Driver {
 
   @Override
   public void close() {
-    http.close();
+    for (NioHttp h : http) {
+      h.close();
+    }
   }
 }

@@ -9,6 +9,8 @@ import java.util.List;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Plan(
     @JsonProperty("gateway_url") String gatewayUrl,
+    // every instance's gateway (the first is gatewayUrl); orders go to them in turn
+    @JsonProperty("gateway_urls") List<String> gatewayUrls,
     @JsonProperty("bootstrap") String bootstrap,
     @JsonProperty("registry_url") String registryUrl,
     @JsonProperty("clients") List<Client> clients,
@@ -50,6 +52,10 @@ public record Plan(
       throw new IllegalArgumentException("the plan names no equities");
     }
     options = options == null ? List.of() : options;
+    gatewayUrls =
+        gatewayUrls == null || gatewayUrls.isEmpty()
+            ? List.of(gatewayUrl)
+            : List.copyOf(gatewayUrls);
     kafka = kafka == null ? java.util.Map.of() : kafka;
     kafkaLogin = kafkaLogin == null ? "" : kafkaLogin;
     orderKafkaLogin = orderKafkaLogin == null ? "" : orderKafkaLogin;

@@ -11,6 +11,7 @@ class OrderMixTest {
   private static Plan plan(double optionShare) {
     return new Plan(
         "http://127.0.0.1:1",
+        null,
         "b",
         "r",
         List.of(
@@ -28,6 +29,11 @@ class OrderMixTest {
         null,
         null,
         null);
+  }
+
+  @Test
+  void aPlanWithoutTheGatewayListHasTheOneGateway() {
+    assertThat(plan(0).gatewayUrls()).containsExactly("http://127.0.0.1:1");
   }
 
   @Test

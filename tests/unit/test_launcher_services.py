@@ -1,0 +1,133 @@
+"""The launcher's description of services run as several processes (streams app instances, Flink
+TaskManagers) and of services that run elsewhere (no process started here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from brokerstream.common import config
+from brokerstream.launcher.stack import Stack
+
+
+def cfg_of(tmp_path, **env):
+    return config.load(environ={"BS_DATA_DIR": str(tmp_path / "data"), "BS_CPU_PRIORITY": "off", **env})
+
+
+def test_one_instance_is_the_default(tmp_path):
+    stack = Stack(cfg_of(tmp_path))
+    assert [n for n in stack.services if n.startswith("streams")] == ["streams"]
+    assert stack.cfg.gateway_urls == ["http://127.0.0.1:19080"]
+    assert stack.expand(["streams", "kafka"]) == ["streams", "kafka"]
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_each_instance_has_its_own_process_state_gateway_and_advertised_address(tmp_path, count):
+    stack = Stack(cfg_of(tmp_path, BS_STREAMS_INSTANCES=str(count)))
+    apps = [s for n, s in stack.services.items() if n.startswith("streams")]
+    assert [s.name for s in apps] == ["streams"] + [f"streams-{n}" for n in range(2, count + 1)]
+    envs = [s.environment() for s in apps]
+    for key in ("BROKER_STATE_DIR", "BROKER_GATEWAY_PORT"):
+        assert len({e[key] for e in envs}) == count, key
+    # query forwarding: each advertises the address its own gateway listens on
+    assert [f"http://{e['BROKER_GATEWAY_ADVERTISED_HOST']}:{e['BROKER_GATEWAY_PORT']}" for e in envs] == (
+        stack.cfg.gateway_urls
+    )
+    # the same application otherwise: one consumer group sharing the partitions
+    same = {k for k in envs[0] if k not in ("BROKER_STATE_DIR", "BROKER_GATEWAY_PORT")}
+    assert all(e[k] == envs[0][k] for e in envs for k in same)
+    assert {s.cpu_group for s in apps} == {"orders"}
+    # `streams` names them all, and they come after what they need
+    assert stack.expand(["streams"]) == [s.name for s in apps]
+    order = stack.closure(["streams"])
+    assert order[-count:] == [s.name for s in apps] and "kafka" in order and "registry" in order
+    ports = [p for s in stack.services.values() for p in s.ports().values()]
+    assert len(ports) == len(set(ports)), "two services share a port"
+
+
+@pytest.mark.parametrize("count", ["0", "5", "two"])
+def test_an_instance_count_without_ports_is_refused(tmp_path, count):
+    with pytest.raises((config.ConfigError, ValueError)):
+        Stack(cfg_of(tmp_path, BS_STREAMS_INSTANCES=count))
+
+
+def test_each_taskmanager_has_its_own_ports_and_the_slots_spread_over_them(tmp_path):
+    stack = Stack(cfg_of(tmp_path, BS_FLINK_TASKMANAGERS="2"))
+    first, second = stack.services["flink-taskmanager"], stack.services["flink-taskmanager-2"]
+    assert first.ports() != second.ports()
+    argv = " ".join(second.launch().argv)
+    assert f"-Dtaskmanager.rpc.port={second.ports()['rpc']}" in argv
+    assert f"-Dtaskmanager.data.port={second.ports()['data']}" in argv
+    assert "-D" not in " ".join(first.launch().argv)  # the shared config file names the first one's ports
+    assert first.config()["taskmanager.load-balance.mode"] == "SLOTS"
+    assert stack.expand(["flink-taskmanager"]) == ["flink-taskmanager", "flink-taskmanager-2"]
+    assert second.needs == ("flink-jobmanager",) and second.cpu_group == "pnl"
+
+
+def test_a_stack_still_running_more_instances_than_configured_stops_them_all(tmp_path):
+    import json
+    import os
+
+    cfg = cfg_of(tmp_path)
+    run = cfg.run_dir
+    run.mkdir(parents=True, exist_ok=True)
+    # a pid file of instance 2 naming a live process (this test's own): a larger setting started it
+    (run / "streams-2.pid").write_text(json.dumps({"pid": os.getpid()}))
+    stack = Stack(cfg)
+    assert stack.expand(["streams"]) == ["streams", "streams-2"]
+    assert stack.services["streams-2"].ports()["gateway"] == cfg.gateway_port(2)
+    # ... and `up` never starts it again: it starts what the stack is configured for
+    assert "streams-2" not in stack.closure(["streams"]) and "streams-2" not in stack.closure(None)
+    with pytest.raises(KeyError):
+        stack.closure(["streams-2"])
+    (run / "streams-2.pid").unlink()
+    assert Stack(cfg).expand(["streams"]) == ["streams"]
+
+
+def test_an_empty_list_of_services_names_none_and_only_none_names_the_whole_stack(tmp_path):
+    # a computed list that came out empty (no instance beyond the wanted count) must not stop everything
+    stack = Stack(cfg_of(tmp_path))
+    assert stack.closure([]) == [] and stack.down([]) == {}
+    assert "kafka" in stack.closure(None)
+
+
+def test_external_services_are_waited_for_at_their_addresses_and_never_started_or_stopped(tmp_path):
+    from brokerstream.launcher.services.external import External
+
+    cfg = cfg_of(
+        tmp_path,
+        BS_EXTERNAL_SERVICES="postgres, kafka,registry,connect,flink",
+        BS_KAFKA_BOOTSTRAP="10.0.0.5:9092,10.0.0.6:9092",
+        BS_REGISTRY_URL="http://10.0.0.7:8081",
+        BS_KAFKA_BROKERS="3",
+    )
+    stack = Stack(cfg)
+    outside = {n for n, s in stack.services.items() if isinstance(s, External)}
+    assert outside == {
+        "postgres",
+        "kafka",
+        "registry",
+        "connect",
+        "flink-jobmanager",
+        "flink-taskmanager",
+        "flink-sql-gateway",
+    }
+    assert not any(n.startswith("kafka-") for n in stack.services)  # the cluster is one address, not three nodes
+    assert stack.services["kafka"].address == "10.0.0.5:9092,10.0.0.6:9092"
+    assert stack.services["registry"].address == "http://10.0.0.7:8081"
+    # our apps still start here, after the external services they need
+    assert stack.services["streams"].needs == ("kafka", "registry")
+    assert stack.closure(["streams"])[-1] == "streams"
+    with pytest.raises(RuntimeError, match="external"):
+        stack.services["kafka"].launch()
+    assert stack.down(["kafka", "postgres"]) == {
+        "kafka": "external: left running",
+        "postgres": "external: left running",
+    }
+    # the app's settings point at the external addresses
+    assert stack.services["streams"].environment()["BROKER_KAFKA_BOOTSTRAP"] == "10.0.0.5:9092,10.0.0.6:9092"
+    assert stack.services["streams"].environment()["BROKER_REGISTRY_URL"] == "http://10.0.0.7:8081"
+
+
+def test_an_unknown_external_service_is_refused_by_name(tmp_path):
+    with pytest.raises(config.ConfigError, match="zookeeper unknown"):
+        Stack(cfg_of(tmp_path, BS_EXTERNAL_SERVICES="kafka,zookeeper"))
