@@ -163,3 +163,30 @@ def test_each_steps_cost_is_printed_by_service_api_key_topic_and_table_with_its_
     assert "records to Kafka 2.00" in out and "rows to Postgres 1.00: order_results 1.00" in out
     assert "the services' CPU 0.80 cores, the kernel's count for the stack 0.81: they add up" in out
     assert system.cost_lines([step(index=1)]) == []  # a step without figures prints none
+
+
+def test_a_group_that_commits_at_checkpoints_is_judged_on_its_troughs_over_two_periods_at_least():
+    # keeps up: a sawtooth of one 10 s period's records (committed at each checkpoint), troughs flat
+    saw = [(t, 3000 * (t % 10)) for t in range(30)]
+    # falls behind: the troughs rise 2,500 records a second
+    behind = [(t, 3000 * (t % 10) + 2500 * t) for t in range(30)]
+    lags = system.lag_report({"brokerstream-pnl": saw, "other": saw}, SLO, {"brokerstream-pnl": 10})
+    assert not lags["brokerstream-pnl"]["grows"]
+    assert lags["other"]["grows"]  # judged as every group is, the sawtooth's slope reads as growth
+    late = system.lag_report({"brokerstream-pnl": behind}, SLO, {"brokerstream-pnl": 10})["brokerstream-pnl"]
+    assert late["grows"] and late["slope_per_s"] == pytest.approx(2500)
+    # a step shorter than two periods cannot tell the one from the other: not judged, and said so
+    short = system.lag_report({"brokerstream-pnl": behind[:10]}, SLO, {"brokerstream-pnl": 10})["brokerstream-pnl"]
+    assert not short["grows"] and short["judged"].startswith("not judged")
+    # a 20 s window sampled once a second (last sample at 19 s) holds two whole periods
+    assert system.lag_report({"brokerstream-pnl": behind[:20]}, SLO, {"brokerstream-pnl": 10})["brokerstream-pnl"][
+        "grows"
+    ]
+
+
+def test_the_pnl_jobs_commit_period_is_its_checkpoint_interval(tmp_path):
+    from brokerstream.common import config
+
+    cfg = config.load(environ={"BS_DATA_DIR": str(tmp_path)})
+    assert system.commit_periods(cfg) == {"brokerstream-pnl": 10.0}
+    assert system.commit_periods(cfg.with_overrides(BS_PNL_CHECKPOINT_INTERVAL_MS="4000")) == {"brokerstream-pnl": 4.0}

@@ -44,6 +44,17 @@ def pnl_arguments(cfg: Config) -> list[str]:
     return [f"--{k}={v}" for k, v in values.items()]
 
 
+def pnl_setting(cfg: Config, key: str) -> str:
+    """One P&L job setting as the job gets it: BS_PNL_<KEY> over pnl.properties."""
+    override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
+    if override:
+        return override
+    for line in (cfg.root / SETTINGS).read_text().splitlines():
+        if "=" in line and not line.lstrip().startswith("#") and line.split("=", 1)[0].strip() == key:
+            return line.split("=", 1)[1].strip()
+    raise KeyError(key)
+
+
 class FlinkError(UserError):
     """A refusal of Flink's REST API; `detail` keeps the whole answer (stack traces and causes)."""
 

@@ -465,19 +465,53 @@ def judge(step: StepResult, slo: dict, window_ms: int) -> None:
             step.http_failures.append(f"visible p99 {_p(step.visible_ms)} > {slo['visible_p99_ms']} ms")
 
 
-def lag_report(series: dict, slo: dict) -> dict:
+def lag_report(series: dict, slo: dict, commit_periods: dict[str, float] | None = None) -> dict:
+    """Whether each group's lag grows over the step. Lag is what a group has not committed: a group that
+    commits only every P seconds (the P&L job, at each checkpoint) shows a sawtooth of the records of one
+    period, whatever it keeps up with. Its lag is judged on the troughs (the least lag of each P-second
+    span, right after a commit), and only over at least two spans: a shorter step does not judge its lag
+    (its latency target, tick -> P&L committed, still judges it)."""
     out = {}
     for group, points in series.items():
-        s = slope(points)
-        end = points[-1][1] if points else 0
+        period = (commit_periods or {}).get(group, 0)
+        judged, trend = points, points
+        if period > 0 and points:
+            t0 = points[0][0]
+            spans: dict[int, tuple[float, int]] = {}
+            for t, v in points:
+                k = int((t - t0) // period)
+                if k not in spans or v < spans[k][1]:
+                    spans[k] = (t, v)
+            # a span is whole when the samples cover it (probes come about once a second: a 20 s window's
+            # last sample is at about 19 s)
+            covered = points[-1][0] - t0 + min(0.2 * period, 2.0)
+            full = [spans[k] for k in sorted(spans) if (k + 1) * period <= covered]
+            judged = full
+            trend = full if len(full) >= 2 else []
+        if len(trend) >= 2 and period > 0:
+            s = (trend[-1][1] - trend[0][1]) / max(trend[-1][0] - trend[0][0], 1e-9)
+        else:
+            s = slope(trend) if trend else 0.0
+        end = judged[-1][1] if judged else 0
         out[group] = {
             "start": points[0][1] if points else 0,
-            "end": end,
+            "end": points[-1][1] if points else 0,
             "max": max((v for _, v in points), default=0),
             "slope_per_s": round(s, 1),
-            "grows": s > slo["lag_growth_per_s"] and end > slo["lag_floor_records"],
+            "grows": bool(trend) and s > slo["lag_growth_per_s"] and end > slo["lag_floor_records"],
         }
+        if period > 0:
+            out[group]["commit_period_s"] = period
+            if not trend:
+                out[group]["judged"] = f"not judged: the step is shorter than two of its {period:g} s commit periods"
     return out
+
+
+def commit_periods(cfg: Config) -> dict[str, float]:
+    """Groups that commit their offsets only periodically, with the period (seconds)."""
+    from brokerstream.clients.flinkjobs import pnl_setting
+
+    return {"brokerstream-pnl": int(pnl_setting(cfg, "checkpoint.interval-ms")) / 1000}
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -525,6 +559,7 @@ def run(
             f"{PNL_JOB} is not running: the system is measured with every service on (./brokerstream up)"
         )
     window_ms = int(cfg.get("BS_PNL_WINDOW_MS") or 1000)
+    periods = commit_periods(cfg)  # the P&L job commits its offsets at each checkpoint
     arch = architectures.of(architecture)
     streams = arch.name == "streams"
     if search is not None and not streams:
@@ -671,7 +706,7 @@ def run(
                 ticks_cpu_cores=tick_cpu / max(elapsed, 1e-9),
                 max_late_ms=answer["max_late_ms"],
                 offsets_per_order=offsets / max(answer["sent"], 1),
-                lags=lag_report(window.lags, slo),
+                lags=lag_report(window.lags, slo, periods),
                 sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]),
                 pnl_calcs_per_s=pnl_per_s,
                 cost_us=step_cost.us_per_unit(idle),
