@@ -69,7 +69,7 @@ SELECT run_id, metric, count() AS samples,
 FROM latency_samples GROUP BY run_id, metric ORDER BY run_id, metric;
 
 -- name: scaling_steps
--- purpose: the latest scaling experiment per step: its figure (the sustained capacity through the gateway where a search ran, else the drain's orders/s), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
+-- purpose: the latest scaling experiment (of a stack shape: {partitions} topic partitions and {brokers} Kafka brokers, -1 any) per step: its figure (the sustained capacity through the gateway where a search ran, else the drain's orders/s), positions revalued/s (P&L runs) against cost, C_SLA, spread over repeats, scalability F(k)/F(k-1); {baseline} 1 takes the latest of the baseline monolith, 0 of the streams system
 WITH runs_of AS (
   SELECT e.step AS step, e.step_name AS step_name, e.kind AS kind, e.vcpus AS vcpus, e.memory_gb AS memory_gb,
          e.orders AS r_orders,
@@ -98,7 +98,9 @@ WITH runs_of AS (
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'accept_p99_ms_at_capacity') AS acc ON acc.run_id = e.run_id
   LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'visible_p99_ms_at_capacity') AS vis ON vis.run_id = e.run_id
   WHERE e.experiment_id = (SELECT argMax(experiment_id, started) FROM experiment_runs FINAL
-                           WHERE (architecture = 'baseline') = {baseline})),
+                           WHERE (architecture = 'baseline') = {baseline}
+                             AND ({partitions} < 0 OR topic_partitions = {partitions})
+                             AND ({brokers} < 0 OR kafka_brokers = {brokers}))),
 -- the step's figure: its sustained capacity through the gateway where a search ran, else the drain; its
 -- C_SLA: the search's where one ran (open loop), else Locust's breaking point
 kinds AS (
@@ -172,3 +174,10 @@ SELECT step, step_name, vcpus, memory_gb, stream_threads, pnl_parallelism, strea
          AS scalability_vs_previous,
        round(max_cpu_cores, 3) AS max_cpu_cores
 FROM per_step ORDER BY step;
+
+-- name: experiment_shapes
+-- purpose: the stack shapes scaling experiments of the streams system ran on (topic partitions, Kafka brokers), latest first
+SELECT topic_partitions, kafka_brokers, argMax(experiment_id, started) AS latest_experiment, max(started) AS latest
+FROM experiment_runs FINAL
+WHERE architecture != 'baseline' AND topic_partitions > 0
+GROUP BY topic_partitions, kafka_brokers ORDER BY latest DESC;

@@ -186,7 +186,9 @@ def client(tmp_path_factory):
 
 
 def scaling_rows(client, headroom=0.2):
-    cols, rows = store.run_query(client, store.named_queries()["scaling_steps"], headroom=headroom, baseline=0)
+    cols, rows = store.run_query(
+        client, store.named_queries()["scaling_steps"], headroom=headroom, baseline=0, partitions=-1, brokers=-1
+    )
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -222,6 +224,45 @@ def test_scaling_steps_against_hand_computed_values(client):
     # 1,000 orders per drain: d1a 1000/900 s, d1b 1000/1100 s; d2 1000/1500 s
     assert s1["drain_seconds"] == pytest.approx((1000 / 900 + 1000 / 1100) / 2, abs=1e-3)
     assert s2["drain_seconds"] == pytest.approx(1000 / 1500, abs=1e-3)
+
+
+def test_an_experiment_on_another_stack_shape_is_found_by_its_shape_and_drawn_beside_the_latest(client):
+    c = client  # an older experiment on a three-broker stack, removed again at the end
+    c.insert(
+        "runs",
+        [["b3c", "capacity", "capacity", T0, T0, 1, 8, 1, 1, 1, 2.0, 8.0, "", "{}", "w", 1, "test", "{}"]],
+        column_names=RUN_COLUMNS,
+    )
+    row = ["three", T0 - dt.timedelta(hours=3), 1, "2 vCPU", 1, "capacity", "b3c", 2.0, 8.0, 1, 1, 0, 100.0]
+    c.insert("experiment_runs", [row + ["{}", "streams", 1, 1, 0, 4, 3]], column_names=EXPERIMENT_RUN_COLUMNS)
+    c.insert(
+        "run_results",
+        [["b3c", "capacity_orders_per_s", 750.0], ["b3c", "c_sla", 1500.0], ["b3c", "c_sla_is_floor", 0.0]],
+        column_names=["run_id", "name", "value"],
+    )
+    try:
+        _, shapes = store.run_query(c, store.named_queries()["experiment_shapes"])
+        cols, rows = store.run_query(
+            c, store.named_queries()["scaling_steps"], headroom=0.2, baseline=0, partitions=4, brokers=3
+        )
+        latest = scaling_rows(c)
+    finally:
+        c.command("ALTER TABLE experiment_runs DELETE WHERE experiment_id = 'three' SETTINGS mutations_sync = 2")
+        for table in ("runs", "run_results"):
+            c.command(f"ALTER TABLE {table} DELETE WHERE run_id = 'b3c' SETTINGS mutations_sync = 2")
+    assert [(p, b) for p, b, *_ in shapes] == [(4, 1), (4, 3)]  # the latest shape first
+    assert [s["step_name"] for s in latest] == ["1 vCPU", "2 vCPU"]  # any shape: still the latest experiment
+    (three,) = [dict(zip(cols, r)) for r in rows]
+    assert (three["orders_per_s"], three["kafka_brokers"], three["topic_partitions"]) == (750, 3, 4)
+    sheet = pricesheet.load()
+    main = analysis.analyse(latest, sheet, boots=10)
+    others = [(analysis.shape_name(4, 3), analysis.analyse([three], sheet, boots=10).steps)]
+    series = {s["name"]: s for s in labreport.charts(main, others)[0]["series"]}
+    (point,) = series["stack of 4 partitions, 3 brokers, on-demand prices"]["points"]
+    assert point["y"] == 750 and point["label"] == "2 vCPU (4 partitions, 3 brokers)"
+    (said,) = analysis.other_shape_sentences(main.steps, others)
+    # the main experiment's 2 vCPU step ran two streams instances: another cut, so no ratio against it
+    assert said.startswith("On a stack of 4 partitions, 3 brokers") and "2 vCPU 750 orders/s," in said
 
 
 def test_a_steps_figure_is_its_capacity_search_where_one_ran(client):

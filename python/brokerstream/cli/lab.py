@@ -78,14 +78,15 @@ def cmd_load(cfg, args) -> int:
 
 
 def cmd_report(cfg, args) -> int:
+    from brokerstream.lab import labreport
     from brokerstream.metrics import report
 
-    report.run(
-        cfg,
-        Path(args.out or cfg.data_dir / "report"),
-        headroom=args.headroom,
-        value_per_response=args.value_per_response,
-    )
+    out = Path(args.out or cfg.data_dir / "report")
+    report.run(cfg, out, headroom=args.headroom, value_per_response=args.value_per_response)
+    try:  # and the scaling report, once an experiment is stored
+        labreport.run(cfg, out, headroom=args.headroom)
+    except RuntimeError as exc:
+        print(exc)
     return 0
 
 
@@ -145,7 +146,9 @@ def add_commands(sub) -> None:
     s.add_argument("--tick-rate", type=float, default=1000, help="price ticks per second during the run (0: none)")
     s.set_defaults(func=cmd_load)
 
-    s = sub.add_parser("report", help="the cost report of the stored runs: tables, plots, an HTML page")
+    s = sub.add_parser(
+        "report", help="the cost report of the stored runs and the scaling report of the experiments: HTML pages"
+    )
     s.add_argument("--out", help="folder for the plots and page (default .data/report)")
     s.add_argument("--headroom", type=float, default=0.2, help="h in the cost per 1,000 requests at C_SLA")
     s.add_argument("--value-per-response", type=float, default=0.001, help="USD a response is worth (productivity F)")

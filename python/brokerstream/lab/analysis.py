@@ -342,18 +342,62 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     return out
 
 
-def load(cfg, headroom: float = 0.2, architecture: str = "streams") -> list[dict]:
-    """The latest experiment's steps of one architecture (streams or baseline)."""
+def load(
+    cfg, headroom: float = 0.2, architecture: str = "streams", partitions: int = -1, brokers: int = -1
+) -> list[dict]:
+    """The latest experiment's steps of one architecture (streams or baseline), of any stack shape or of
+    the one given (topic partitions, Kafka brokers)."""
     client = store.connect(cfg)
     try:
         store.apply_ddl(client)
         pricesheet.store(client, pricesheet.load())
         cols, rows = store.run_query(
-            client, store.named_queries()["scaling_steps"], headroom=headroom, baseline=architecture == "baseline"
+            client,
+            store.named_queries()["scaling_steps"],
+            headroom=headroom,
+            baseline=architecture == "baseline",
+            partitions=partitions,
+            brokers=brokers,
         )
         return [dict(zip(cols, r)) for r in rows]
     finally:
         client.close()
+
+
+def shapes(cfg) -> list[tuple[int, int]]:
+    """The stack shapes (topic partitions, Kafka brokers) scaling experiments ran on, latest first."""
+    client = store.connect(cfg)
+    try:
+        store.apply_ddl(client)
+        _, rows = store.run_query(client, store.named_queries()["experiment_shapes"])
+        return [(int(r[0]), int(r[1])) for r in rows]
+    finally:
+        client.close()
+
+
+def shape_name(partitions: int, brokers: int) -> str:
+    return f"{partitions} partitions, {brokers} broker{'s' if brokers != 1 else ''}"
+
+
+def other_shape_sentences(main: list[dict], others: list[tuple[str, list[dict]]]) -> list[str]:
+    """Each other stack shape's steps against the main experiment's step of the same resources."""
+    by_size = {(s["vcpus"], s["memory_gb"], shape(s)): s for s in main if _ok(s.get("orders_per_s"))}
+    out = []
+    for name, steps in others:
+        parts = []
+        for s in steps:
+            b = by_size.get((s["vcpus"], s["memory_gb"], shape(s)))
+            if _ok(s.get("orders_per_s")):
+                parts.append(
+                    f"{s['step_name']} {s['orders_per_s']:,.0f} orders/s"
+                    + (f" (x{s['orders_per_s'] / b['orders_per_s']:.2f})" if b else "")
+                )
+        if parts:
+            out.append(
+                f"On a stack of {name} (its own experiment, its own fresh stack): " + ", ".join(parts) + ", each "
+                "against the same step of the main experiment where it ran one."
+            )
+    return out
 
 
 def compare(streams: list[dict], baseline: list[dict]) -> list[dict]:

@@ -25,6 +25,8 @@ COLORS = {
     "heldout": "#c2185b",
     "scaleout": "#e6a100",
 }
+# experiments on other stack shapes (partitions, brokers), in turn
+SHAPE_COLORS = ["#00897b", "#6d4c41", "#5e35b1"]
 
 
 def _num(v) -> float:
@@ -42,7 +44,9 @@ def _json_safe(v):
     return v
 
 
-def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
+def charts(a: lab_analysis.LabAnalysis, others: list[tuple[str, list[dict]]] | None = None) -> list[dict]:
+    """The report's charts; `others`: (stack shape, its steps) of experiments on other stack shapes (topic
+    partitions, brokers), drawn on the orders chart beside the main experiment's steps."""
     steps = a.steps
     names = [[s["step"], s["step_name"]] for s in steps]
     up = lab_analysis.scale_up_shape(steps)
@@ -77,6 +81,25 @@ def charts(a: lab_analysis.LabAnalysis) -> list[dict]:
             ],
         }
     ]
+    for k, (name, other) in enumerate(others or []):
+        out[0]["series"].append(
+            {
+                "name": f"stack of {name}, on-demand prices",
+                "kind": "points",
+                "color": SHAPE_COLORS[k % len(SHAPE_COLORS)],
+                "labels": True,
+                "points": [
+                    {
+                        "x": _num(s["usd_hour"]),
+                        "y": _num(s["orders_per_s"]),
+                        "lo": _num(s["orders_per_s_min"]),
+                        "hi": _num(s["orders_per_s_max"]),
+                        "label": f"{s['step_name']} ({name})",
+                    }
+                    for s in other
+                ],
+            }
+        )
     if scale_out:
         out[0]["series"].insert(
             1,
@@ -400,8 +423,13 @@ def what_ran(meta: dict) -> str:
     )
 
 
-def page(a: lab_analysis.LabAnalysis, meta: dict, comparison: list[dict] | None = None) -> str:
-    specs = charts(a) + (comparison_charts(comparison) if comparison else [])
+def page(
+    a: lab_analysis.LabAnalysis,
+    meta: dict,
+    comparison: list[dict] | None = None,
+    others: list[tuple[str, list[dict]]] | None = None,
+) -> str:
+    specs = charts(a, others) + (comparison_charts(comparison) if comparison else [])
     data = json.dumps(
         _json_safe({"charts": specs, "steps": a.steps, "meta": meta}), default=str, allow_nan=False
     ).replace("</", "<\\/")
@@ -487,6 +515,15 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
         lab_analysis.compare(a.steps, lab_analysis.analyse(baseline_rows, sheet).steps) if baseline_rows else []
     )
     a.conclusions += lab_analysis.comparison_sentences(comparison)
+    # the latest experiment of every other stack shape (topic partitions, brokers) on the same axes
+    main_shape = (rows[0].get("topic_partitions"), rows[0].get("kafka_brokers"))
+    others = []
+    for p, b in lab_analysis.shapes(cfg):
+        if (p, b) != main_shape:
+            other_rows = lab_analysis.load(cfg, headroom, partitions=p, brokers=b)
+            if other_rows:
+                others.append((lab_analysis.shape_name(p, b), lab_analysis.analyse(other_rows, sheet).steps))
+    a.conclusions += lab_analysis.other_shape_sentences(a.steps, others)
     meta = experiment_meta(cfg)
     meta.update(
         headroom=headroom,
@@ -497,7 +534,7 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scaling.html"
-    path.write_text(page(a, meta, comparison))
+    path.write_text(page(a, meta, comparison, others))
     (out_dir / "scaling.json").write_text(
         json.dumps(
             _json_safe(
@@ -505,6 +542,7 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, printer=print) -> Path:
                     "steps": a.steps,
                     "projection": a.projection,
                     "architectures": comparison,
+                    "other_stack_shapes": [{"shape": n, "steps": st} for n, st in others],
                     "conclusions": a.conclusions,
                     "meta": meta,
                 }

@@ -32,7 +32,9 @@ def run(cfg, out_dir: Path, *, headroom: float = 0.2, value_per_response: float 
     pricesheet.store(client, pricesheet.load())
     results = {}
     for q in store.named_queries().values():
-        columns, rows = store.run_query(client, q, headroom=headroom, value_per_response=value_per_response, baseline=0)
+        columns, rows = store.run_query(
+            client, q, headroom=headroom, value_per_response=value_per_response, baseline=0, partitions=-1, brokers=-1
+        )
         results[q.name] = (q.purpose, columns, rows)
         printer(f"\n== {q.name}: {q.purpose}")
         printer(table(columns, rows) if rows else "(no runs with these figures yet)")
