@@ -109,16 +109,19 @@ def test_ksqldb_applies_the_declarations_then_the_catalog_after_provisioning(res
 MULTI = COMPOSE.parent / "multi-broker.yml"
 
 
-@pytest.fixture(scope="module")
-def multi():
+def rendered(*overlays) -> dict:
+    """The main file with overlays, as `docker-compose config` resolves them (no engine needed)."""
+    files = [arg for path in (COMPOSE, *overlays) for arg in ("-f", str(path))]
     proc = subprocess.run(
-        ["docker-compose", "-f", str(COMPOSE), "-f", str(MULTI), "config"],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin"},
+        ["docker-compose", *files, "config"], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}
     )
     assert proc.returncode == 0, proc.stderr
     return yaml.safe_load(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def multi():
+    return rendered(MULTI)
 
 
 def test_the_multi_broker_overlay_is_the_native_three_node_cluster(multi):
@@ -182,14 +185,7 @@ SCALE_OUT = COMPOSE.parent / "scale-out.yml"
 def test_the_scale_out_overlay_is_the_native_second_instance():
     from brokerstream.launcher.services import all_services
 
-    proc = subprocess.run(
-        ["docker-compose", "-f", str(COMPOSE), "-f", str(SCALE_OUT), "config"],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    assert proc.returncode == 0, proc.stderr
-    services = yaml.safe_load(proc.stdout)["services"]
+    services = rendered(SCALE_OUT)["services"]
     native = all_services(config.load(environ={"BS_STREAMS_INSTANCES": "2", "BS_FLINK_TASKMANAGERS": "2"}))
     for group in ("streams", "flink-taskmanager"):
         assert {n for n in native if n.startswith(group)} == {n for n in services if n.startswith(group)}, group

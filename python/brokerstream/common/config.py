@@ -191,25 +191,20 @@ class Config:
     def gateway_url(self) -> str:
         return self["BS_GATEWAY_URL"]
 
-    @property
-    def streams_instances(self) -> int:
-        count = self.int("BS_STREAMS_INSTANCES")
-        if not 1 <= count <= MAX_STREAMS_INSTANCES:
-            raise ConfigError(
-                f"BS_STREAMS_INSTANCES must be 1 to {MAX_STREAMS_INSTANCES} (each needs its BS_GATEWAY_N_PORT), "
-                f"got {count}"
-            )
+    def _count(self, key: str, most: int, ports: str) -> int:
+        """A number of processes of one service, 1 to `most` (each needs its own `ports` keys)."""
+        count = self.int(key)
+        if not 1 <= count <= most:
+            raise ConfigError(f"{key} must be 1 to {most} (each needs its {ports}), got {count}")
         return count
 
     @property
+    def streams_instances(self) -> int:
+        return self._count("BS_STREAMS_INSTANCES", MAX_STREAMS_INSTANCES, "BS_GATEWAY_N_PORT")
+
+    @property
     def flink_taskmanagers(self) -> int:
-        count = self.int("BS_FLINK_TASKMANAGERS")
-        if not 1 <= count <= MAX_TASKMANAGERS:
-            raise ConfigError(
-                f"BS_FLINK_TASKMANAGERS must be 1 to {MAX_TASKMANAGERS} (each needs its BS_FLINK_TM_N_* ports), "
-                f"got {count}"
-            )
-        return count
+        return self._count("BS_FLINK_TASKMANAGERS", MAX_TASKMANAGERS, "BS_FLINK_TM_N_* ports")
 
     def taskmanager_ports(self, instance: int) -> tuple[int, int]:
         """(rpc, data) ports of TaskManager 1..BS_FLINK_TASKMANAGERS."""
