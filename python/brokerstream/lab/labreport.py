@@ -564,7 +564,7 @@ def summary(a: lab_analysis.LabAnalysis, comparison: list[dict] | None = None) -
     first = f"orders/s per step: {pts}; stops paying {a.stops_paying}"
     m = a.model_orders
     if m is None:
-        second = "USL: no fit (it needs three vCPU levels with the same threads and parallelism)"
+        second = "USL: no fit (it needs three vCPU levels cut the same way: threads, processes, tasks)"
     else:
         h = m.holdout
         second = (
