@@ -129,7 +129,7 @@ def client(tmp_path_factory):
                 100.0,
                 "{}",
                 "streams",
-                1 + (step == 2),
+                1,
                 1,
                 0,
                 4,
@@ -203,8 +203,8 @@ def test_scaling_steps_against_hand_computed_values(client):
         1,
     )
     assert s1["usd_hour"] == pytest.approx(0.08744) and s2["usd_hour"] == pytest.approx(0.134)
-    # how each step cut the work: step 2 ran two streams app instances
-    assert [(s["streams_instances"], s["taskmanagers"], s["connect_tasks"]) for s in (s1, s2)] == [(1, 1, 0), (2, 1, 0)]
+    # how each step cut the work, and the stack's shape
+    assert [(s["streams_instances"], s["taskmanagers"], s["connect_tasks"]) for s in (s1, s2)] == [(1, 1, 0)] * 2
     assert (s2["topic_partitions"], s2["kafka_brokers"]) == (4, 1)
     assert (s1["orders_per_s"], s1["orders_per_s_min"], s1["orders_per_s_max"]) == (1000, 900, 1100)
     assert (s1["pnl_per_s"], s1["pnl_per_s_min"], s1["pnl_per_s_max"]) == (2000, 1000, 3000)
@@ -261,8 +261,8 @@ def test_an_experiment_on_another_stack_shape_is_found_by_its_shape_and_drawn_be
     (point,) = series["stack of 4 partitions, 3 brokers, on-demand prices"]["points"]
     assert point["y"] == 750 and point["label"] == "2 vCPU (4 partitions, 3 brokers)"
     (said,) = analysis.other_shape_sentences(main.steps, others)
-    # the main experiment's 2 vCPU step ran two streams instances: another cut, so no ratio against it
-    assert said.startswith("On a stack of 4 partitions, 3 brokers") and "2 vCPU 750 orders/s," in said
+    # against the main experiment's 2 vCPU step (1,500 orders/s), cut the same way
+    assert said.startswith("On a stack of 4 partitions, 3 brokers") and "2 vCPU 750 orders/s (x0.50)" in said
 
 
 def test_a_steps_figure_is_its_capacity_search_where_one_ran(client):
@@ -544,6 +544,7 @@ def test_scale_out_processes_are_left_out_of_the_fit_and_drawn_beside_scale_up_a
     assert [p["label"] for p in out] == ["2 vCPU, 2 streams instances", "2 vCPU, 4 sink tasks"]
     assert out[0]["x"] == up[-1]["x"]  # the same price: the same quota
     (said,) = [c for c in a.conclusions if c.startswith("Scale-out at the same price")]
+    assert any(c.startswith("From 0.5 vCPU to 2 vCPU the") for c in a.conclusions)  # scale-up's ends only
     two = truth.throughput(2)
     assert f"2 vCPU, 2 streams instances 1,500 orders/s (1,400-1,600) against {two:,.0f}" in said
     assert f"(x{1500 / two:.2f})" in said and f"(x{2500 / two:.2f})" in said

@@ -186,7 +186,9 @@ def scale_out_sentences(steps: list[dict]) -> list[str]:
 
 def conclusions(a: LabAnalysis, cores: int) -> list[str]:
     out = []
-    measured = [s for s in a.steps if _ok(s.get("orders_per_s"))]
+    # the scale-up steps: from the first to the last is what more vCPUs bought (scale-out has its own sentence)
+    up = scale_up_shape(a.steps)
+    measured = [s for s in a.steps if _ok(s.get("orders_per_s")) and shape(s) == up]
     if len(measured) >= 2:
         first, last = measured[0], measured[-1]
         what = (
@@ -207,7 +209,7 @@ def conclusions(a: LabAnalysis, cores: int) -> list[str]:
             f"Adding resources stops paying {a.stops_paying}."
         )
     out.extend(scale_out_sentences(a.steps))
-    pnl = [s for s in a.steps if _ok(s.get("pnl_per_s"))]
+    pnl = [s for s in a.steps if _ok(s.get("pnl_per_s")) and shape(s) == up]
     if len(pnl) >= 2:
         best = max(pnl, key=lambda s: s["pnl_per_s_per_usd_hour"])
         out.append(
