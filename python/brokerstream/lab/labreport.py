@@ -50,8 +50,14 @@ def charts(a: lab_analysis.LabAnalysis, others: list[tuple[str, list[dict]]] | N
     steps = a.steps
     names = [[s["step"], s["step_name"]] for s in steps]
     up = lab_analysis.scale_up_shape(steps)
-    measured = lambda key, lo, hi, cost="usd_hour", only=steps: [
-        {"x": _num(s[cost]), "y": _num(s[key]), "lo": _num(s[lo]), "hi": _num(s[hi]), "label": s["step_name"]}
+    measured = lambda key, lo, hi, cost="usd_hour", only=steps, shape="": [
+        {
+            "x": _num(s[cost]),
+            "y": _num(s[key]),
+            "lo": _num(s[lo]),
+            "hi": _num(s[hi]),
+            "label": f"{s['step_name']} ({shape})" if shape else s["step_name"],
+        }
         for s in only
     ]
     scale_up = [s for s in steps if lab_analysis.shape(s) == up]
@@ -88,16 +94,7 @@ def charts(a: lab_analysis.LabAnalysis, others: list[tuple[str, list[dict]]] | N
                 "kind": "points",
                 "color": SHAPE_COLORS[k % len(SHAPE_COLORS)],
                 "labels": True,
-                "points": [
-                    {
-                        "x": _num(s["usd_hour"]),
-                        "y": _num(s["orders_per_s"]),
-                        "lo": _num(s["orders_per_s_min"]),
-                        "hi": _num(s["orders_per_s_max"]),
-                        "label": f"{s['step_name']} ({name})",
-                    }
-                    for s in other
-                ],
+                "points": measured("orders_per_s", "orders_per_s_min", "orders_per_s_max", only=other, shape=name),
             }
         )
     if scale_out:

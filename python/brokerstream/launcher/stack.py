@@ -90,8 +90,8 @@ class Stack:
         for name in names:
             group = [name]
             if name in SCALED:
-                group = [n for n in self.services if n == name or n.startswith(name + "-")]
-                group = [n for n in group if n == name or n[len(name) + 1 :].isdigit()]
+                kind = SCALED[name].kind
+                group = [n for n, s in self.services.items() if n == name or isinstance(s, kind)]
                 group = [n for n in group if n in self.configured or not configured_only]
             for n in group:
                 if n not in out:

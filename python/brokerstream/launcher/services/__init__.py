@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from brokerstream.common.config import MAX_STREAMS_INSTANCES, MAX_TASKMANAGERS, Config
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services.base import Service
 from brokerstream.launcher.services.baseline import Baseline
 from brokerstream.launcher.services.connect import Connect
 from brokerstream.launcher.services.external import External, external_names
-from brokerstream.launcher.services.flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager, taskmanager_name
+from brokerstream.launcher.services.flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
 from brokerstream.launcher.services.kafka import Kafka, node_name
 from brokerstream.launcher.services.postgres import Postgres
 from brokerstream.launcher.services.registry import Registry
-from brokerstream.launcher.services.streams import StreamsApp, instance_name
+from brokerstream.launcher.services.streams import StreamsApp
 
 SERVICE_TYPES = (
     Postgres,
@@ -38,10 +41,9 @@ def all_services(cfg: Config) -> dict[str, Service]:
             services.append(External(cfg, layout, kind="flink-taskmanager"))
         elif kind is Kafka:
             services.extend(Kafka(cfg, layout, node=n) for n in range(1, cfg.kafka_brokers + 1))
-        elif kind is StreamsApp:
-            services.extend(StreamsApp(cfg, layout, instance=n) for n in range(1, cfg.streams_instances + 1))
-        elif kind is FlinkTaskManager:
-            services.extend(FlinkTaskManager(cfg, layout, instance=n) for n in range(1, cfg.flink_taskmanagers + 1))
+        elif kind in SCALED_KINDS:
+            scaled = SCALED_KINDS[kind]
+            services.extend(kind(cfg, layout, instance=n) for n in range(1, scaled.count(cfg) + 1))
         else:
             svc = kind(cfg, layout)
             services.append(External(cfg, layout, kind=svc.name) if svc.name in external else svc)
@@ -55,32 +57,28 @@ def kafka_nodes(cfg: Config) -> tuple[str, ...]:
     return tuple(node_name(n) for n in range(1, cfg.kafka_brokers + 1))
 
 
-def streams_instances(cfg: Config) -> tuple[str, ...]:
-    return tuple(instance_name(n) for n in range(1, cfg.streams_instances + 1))
+@dataclass(frozen=True)
+class Scaled:
+    """A service run as several processes, named by its first (`streams`: `streams`, `streams-2`, ...)."""
+
+    kind: type
+    count: Callable[[Config], int]  # how many the configuration runs
+    most: int  # how many the launcher knows: a stack started with more still stops them all
 
 
-def taskmanagers(cfg: Config) -> tuple[str, ...]:
-    return tuple(taskmanager_name(n) for n in range(1, cfg.flink_taskmanagers + 1))
-
-
-# Services run as several processes: the group's name, its instances as configured, and every instance
-# the launcher can know (a stack started with more than it is now configured for still stops them all).
 SCALED = {
-    "streams": (streams_instances, lambda cfg, layout, n: StreamsApp(cfg, layout, instance=n), MAX_STREAMS_INSTANCES),
-    "flink-taskmanager": (
-        taskmanagers,
-        lambda cfg, layout, n: FlinkTaskManager(cfg, layout, instance=n),
-        MAX_TASKMANAGERS,
-    ),
+    "streams": Scaled(StreamsApp, lambda cfg: cfg.streams_instances, MAX_STREAMS_INSTANCES),
+    "flink-taskmanager": Scaled(FlinkTaskManager, lambda cfg: cfg.flink_taskmanagers, MAX_TASKMANAGERS),
 }
+SCALED_KINDS = {s.kind: s for s in SCALED.values()}
 
 
 def live_extras(cfg: Config, layout: Layout) -> list[Service]:
     """Instances beyond the configured count whose processes still run (started by a larger setting)."""
     out: list[Service] = []
-    for names, make, most in SCALED.values():
-        for n in range(len(names(cfg)) + 1, most + 1):
-            svc = make(cfg, layout, n)
+    for scaled in SCALED.values():
+        for n in range(scaled.count(cfg) + 1, scaled.most + 1):
+            svc = scaled.kind(cfg, layout, instance=n)
             if layout.pidfile(svc.name).live_pid() is not None:
                 out.append(svc)
     return out

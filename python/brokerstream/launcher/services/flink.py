@@ -186,9 +186,6 @@ class FlinkTaskManager(FlinkBase):
         return Launch(argv=argv, env=self.env())
 
     def healthy(self) -> bool:
-        overview = self.overview()
-        if not overview:
-            return False
         # this one's own registration: the JobManager lists each TaskManager with its data port
         body = http_ok(self.cfg.flink_url + "/taskmanagers")
         ports = {tm.get("dataPort") for tm in json.loads(body).get("taskmanagers", [])} if body else set()

@@ -465,6 +465,23 @@ def judge(step: StepResult, slo: dict, window_ms: int) -> None:
             step.http_failures.append(f"visible p99 {_p(step.visible_ms)} > {slo['visible_p99_ms']} ms")
 
 
+def troughs(points: list[tuple[float, int]], period: float) -> list[tuple[float, int]]:
+    """The least lag of each whole `period`-second span of (seconds, lag) points: right after each commit of
+    a group that commits every `period` seconds."""
+    if not points:
+        return []
+    t0 = points[0][0]
+    spans: dict[int, tuple[float, int]] = {}
+    for t, v in points:
+        k = int((t - t0) // period)
+        if k not in spans or v < spans[k][1]:
+            spans[k] = (t, v)
+    # a span is whole when the samples cover it (probes come about once a second: a 20 s window's last
+    # sample is at about 19 s)
+    covered = points[-1][0] - t0 + min(0.2 * period, 2.0)
+    return [spans[k] for k in sorted(spans) if (k + 1) * period <= covered]
+
+
 def lag_report(series: dict, slo: dict, commit_periods: dict[str, float] | None = None) -> dict:
     """Whether each group's lag grows over the step. Lag is what a group has not committed: a group that
     commits only every P seconds (the P&L job, at each checkpoint) shows a sawtooth of the records of one
@@ -474,25 +491,13 @@ def lag_report(series: dict, slo: dict, commit_periods: dict[str, float] | None 
     out = {}
     for group, points in series.items():
         period = (commit_periods or {}).get(group, 0)
-        judged, trend = points, points
-        if period > 0 and points:
-            t0 = points[0][0]
-            spans: dict[int, tuple[float, int]] = {}
-            for t, v in points:
-                k = int((t - t0) // period)
-                if k not in spans or v < spans[k][1]:
-                    spans[k] = (t, v)
-            # a span is whole when the samples cover it (probes come about once a second: a 20 s window's
-            # last sample is at about 19 s)
-            covered = points[-1][0] - t0 + min(0.2 * period, 2.0)
-            full = [spans[k] for k in sorted(spans) if (k + 1) * period <= covered]
-            judged = full
-            trend = full if len(full) >= 2 else []
-        if len(trend) >= 2 and period > 0:
-            s = (trend[-1][1] - trend[0][1]) / max(trend[-1][0] - trend[0][0], 1e-9)
+        if period > 0:
+            trend = troughs(points, period)
+            trend = trend if len(trend) >= 2 else []
+            s = (trend[-1][1] - trend[0][1]) / max(trend[-1][0] - trend[0][0], 1e-9) if trend else 0.0
         else:
-            s = slope(trend) if trend else 0.0
-        end = judged[-1][1] if judged else 0
+            trend, s = points, slope(points)
+        end = trend[-1][1] if trend else 0
         out[group] = {
             "start": points[0][1] if points else 0,
             "end": points[-1][1] if points else 0,
