@@ -24,12 +24,24 @@ SETTINGS = Path("flink-jobs") / "src" / "main" / "resources" / "pnl.properties"
 LIVE = {"CREATED", "INITIALIZING", "RUNNING", "RESTARTING", "RECONCILING"}
 
 
+def _defaults(cfg: Config) -> dict[str, str]:
+    """pnl.properties: every setting of the job with its default."""
+    return {
+        k.strip(): v.strip()
+        for k, v in (
+            line.split("=", 1)
+            for line in (cfg.root / SETTINGS).read_text().splitlines()
+            if "=" in line and not line.lstrip().startswith("#")
+        )
+    }
+
+
+def _override(cfg: Config, key: str) -> str | None:
+    """The stack's BS_PNL_<KEY> for a job setting, if given."""
+    return cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_")) or None
+
+
 def pnl_arguments(cfg: Config) -> list[str]:
-    keys = [
-        line.split("=", 1)[0].strip()
-        for line in (cfg.root / SETTINGS).read_text().splitlines()
-        if "=" in line and not line.lstrip().startswith("#")
-    ]
     values = {
         "bootstrap.servers": cfg.kafka_bootstrap,
         "registry.url": cfg.registry_url,
@@ -37,8 +49,8 @@ def pnl_arguments(cfg: Config) -> list[str]:
         # a file name: the job reads the secure profile's login there, not from its arguments
         "kafka.login": str(java_client_file(cfg, "flink") or ""),
     }
-    for key in keys:
-        override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
+    for key in _defaults(cfg):
+        override = _override(cfg, key)
         if override:
             values[key] = override
     return [f"--{k}={v}" for k, v in values.items()]
@@ -46,13 +58,7 @@ def pnl_arguments(cfg: Config) -> list[str]:
 
 def pnl_setting(cfg: Config, key: str) -> str:
     """One P&L job setting as the job gets it: BS_PNL_<KEY> over pnl.properties."""
-    override = cfg.get("BS_PNL_" + key.upper().replace(".", "_").replace("-", "_"))
-    if override:
-        return override
-    for line in (cfg.root / SETTINGS).read_text().splitlines():
-        if "=" in line and not line.lstrip().startswith("#") and line.split("=", 1)[0].strip() == key:
-            return line.split("=", 1)[1].strip()
-    raise KeyError(key)
+    return _override(cfg, key) or _defaults(cfg)[key]
 
 
 class FlinkError(UserError):
@@ -207,6 +213,9 @@ def stop(cfg: Config) -> str:
     live = flink.live(PNL_JOB)
     if not live:
         return f"{PNL_JOB} is not running"
+    # a job restarting (its TaskManager just stopped, say) cannot take a savepoint: wait for its tasks
+    flink.wait_state(live.job_id, {"RUNNING"})
+    flink.wait_tasks_running(live.job_id)
     location = flink.stop_with_savepoint(live.job_id, f"file://{cfg.data_dir / 'flink' / 'savepoints'}")
     marker = savepoint_marker(cfg)
     marker.parent.mkdir(parents=True, exist_ok=True)
