@@ -206,3 +206,18 @@ def test_the_scale_out_overlay_is_the_native_second_instance():
     found = dict(re.findall(r"\$\{(BS_[A-Z0-9_]+):-([^}]+)\}", SCALE_OUT.read_text()))
     for key, value in found.items():
         assert defaults.get(key) == value, f"{key}: overlay default {value}, stack.env {defaults.get(key)}"
+
+
+def test_the_connect_worker_keeps_the_native_workers_group_topics_and_rebalance_settings(resolved):
+    from brokerstream.launcher.layout import Layout
+    from brokerstream.launcher.services.connect import Connect
+
+    cfg = config.load(environ={})
+    native = dict(line.split("=", 1) for line in Connect(cfg, Layout(cfg)).properties().splitlines() if "=" in line)
+    env = resolved["services"]["connect"]["environment"]
+    # the Debezium image reads a few settings by their own names and the rest as CONNECT_<NAME>
+    plain = {"group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic"}
+    for key in (*plain, "exactly.once.source.support", "scheduled.rebalance.max.delay.ms"):
+        name = key.upper().replace(".", "_")
+        value = env.get(name if key in plain else "CONNECT_" + name)
+        assert str(value) == native[key], f"{key}: compose {value}, native {native[key]}"

@@ -65,6 +65,10 @@ class Connect(Service):
             # Reading ServiceLoader manifests instead of scanning every jar: 4-8 s to ready, not 24 s.
             "plugin.discovery": "service_load",
             "exactly.once.source.support": "enabled",
+            # A worker that lost its group membership (its coordinator's broker died) rejoins as a new
+            # member; by default the leader then holds the connectors it ran for 5 minutes in case the old
+            # member comes back. One worker, or a few restarted by a supervisor, come back within seconds.
+            "scheduled.rebalance.max.delay.ms": "10000",
         }
         # The secure profile's login for the worker and for every client it makes for connectors.
         for key, value in java_client_properties(self.cfg, "connect").items():
