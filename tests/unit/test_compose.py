@@ -201,7 +201,8 @@ def test_the_scale_out_overlay_is_the_native_second_instance():
     assert differ == {"BROKER_GATEWAY_ADVERTISED_HOST"}, differ
     assert second["environment"]["BROKER_GATEWAY_ADVERTISED_HOST"] == "streams-2"
     assert second["volumes"][0].split(":")[0] != first["volumes"][0].split(":")[0]
-    assert [p.split(":")[1] for p in second["ports"]] == [str(native["streams-2"].ports()["gateway"])]
+    ports = native["streams-2"].ports()
+    assert [p.split(":")[1] for p in second["ports"]] == [str(ports["gateway"]), str(ports["metrics"])]
     defaults = config.parse_env_file(config.DEFAULTS_FILE)
     found = dict(re.findall(r"\$\{(BS_[A-Z0-9_]+):-([^}]+)\}", SCALE_OUT.read_text()))
     for key, value in found.items():

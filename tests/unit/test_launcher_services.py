@@ -26,14 +26,15 @@ def test_each_instance_has_its_own_process_state_gateway_and_advertised_address(
     apps = [s for n, s in stack.services.items() if n.startswith("streams")]
     assert [s.name for s in apps] == ["streams"] + [f"streams-{n}" for n in range(2, count + 1)]
     envs = [s.environment() for s in apps]
-    for key in ("BROKER_STATE_DIR", "BROKER_GATEWAY_PORT"):
+    own = ("BROKER_STATE_DIR", "BROKER_GATEWAY_PORT", "BROKER_METRICS_PORT")
+    for key in own:
         assert len({e[key] for e in envs}) == count, key
     # query forwarding: each advertises the address its own gateway listens on
     assert [f"http://{e['BROKER_GATEWAY_ADVERTISED_HOST']}:{e['BROKER_GATEWAY_PORT']}" for e in envs] == (
         stack.cfg.gateway_urls
     )
     # the same application otherwise: one consumer group sharing the partitions
-    same = {k for k in envs[0] if k not in ("BROKER_STATE_DIR", "BROKER_GATEWAY_PORT")}
+    same = {k for k in envs[0] if k not in own}
     assert all(e[k] == envs[0][k] for e in envs for k in same)
     assert {s.cpu_group for s in apps} == {"orders"}
     # `streams` names them all, and they come after what they need
@@ -131,3 +132,27 @@ def test_external_services_are_waited_for_at_their_addresses_and_never_started_o
 def test_an_unknown_external_service_is_refused_by_name(tmp_path):
     with pytest.raises(config.ConfigError, match="zookeeper unknown"):
         Stack(cfg_of(tmp_path, BS_EXTERNAL_SERVICES="kafka,zookeeper"))
+
+
+@pytest.mark.parametrize("gc", ["G1", "Parallel", "Serial"])
+def test_every_jvm_the_launcher_starts_runs_the_configured_collector_and_no_other(tmp_path, gc):
+    from brokerstream.launcher.services.base import GARBAGE_COLLECTORS
+
+    stack = Stack(cfg_of(tmp_path, BS_JAVA_GC=gc))
+    chosen = set(GARBAGE_COLLECTORS[gc])
+    others = {f for name, flags in GARBAGE_COLLECTORS.items() if name != gc for f in flags} - chosen
+    jvms = 0
+    for name, service in stack.services.items():
+        if name == "postgres":
+            continue
+        opts = service.config()["env.java.opts.all"] if name.startswith("flink") else " ".join(service.launch().argv)
+        assert chosen <= set(opts.split()), f"{name}: {opts}"
+        assert not others & set(opts.split()), f"{name}: {opts}"
+        jvms += 1
+    assert jvms >= 6
+
+
+def test_an_unknown_collector_is_refused_by_name(tmp_path):
+    stack = Stack(cfg_of(tmp_path, BS_JAVA_GC="ZGC"))
+    with pytest.raises(ValueError, match="BS_JAVA_GC"):
+        stack.services["streams"].launch()

@@ -41,6 +41,36 @@ def cmd_down(cfg, args) -> int:
     return 0
 
 
+def cmd_kubernetes(cfg, args) -> int:
+    from brokerstream.common.config import load
+    from brokerstream.launcher.kubernetes import write_catalog
+
+    # the defaults, not this shell's overrides: the chart sizes partitions and replicas with its values
+    print(f"wrote {write_catalog(load(environ={}))}")
+    return 0
+
+
+def cmd_metrics(cfg, args) -> int:
+    from brokerstream.clients.prometheus import scrape
+    from brokerstream.metrics.scrape import prometheus_config, targets
+
+    services = {n: s for n, s in stack_of(cfg).services.items() if args.optional or not s.optional}
+    if args.action == "config":
+        print(prometheus_config(services), end="")
+        return 0
+    failed = 0
+    for job, urls in sorted(targets(services).items()):
+        for url in urls:
+            try:
+                found = scrape(url)
+            except OSError as e:
+                print(f"{job:18} {url}: {e}")
+                failed += 1
+                continue
+            print(f"{job:18} {url}: {len(found)} samples, {len({s.name for s in found})} series")
+    return 1 if failed else 0
+
+
 def cmd_status(cfg, args) -> int:
     rows = stack_of(cfg).status()
     up = ("healthy", "external")  # an external service answering at its address is as good as a healthy one
@@ -254,6 +284,21 @@ def add_commands(sub) -> None:
     s.add_argument("--json", action="store_true")
     s.add_argument("--check", action="store_true", help="exit 1 unless every service is healthy")
     s.set_defaults(func=cmd_status)
+
+    s = sub.add_parser("metrics", help="the Prometheus endpoints: scrape configuration, or each one's series")
+    s.add_argument(
+        "action",
+        choices=["config", "check"],
+        help="config: a Prometheus scrape configuration for this stack; check: scrape each running endpoint",
+    )
+    s.add_argument("--optional", action="store_true", help="include optional services (the baseline)")
+    s.set_defaults(func=cmd_metrics)
+
+    s = sub.add_parser(
+        "kubernetes", help="the Helm chart (platform/kubernetes/): its catalog, made from the native ones"
+    )
+    s.add_argument("action", choices=["catalog"], help="catalog: rewrite files/catalog.yaml from the catalogs")
+    s.set_defaults(func=cmd_kubernetes)
 
     s = sub.add_parser("logs", help="the log of one service")
     s.add_argument("service")

@@ -211,6 +211,12 @@ class Config:
         name = "flink_tm" if instance == 1 else f"flink_tm_{instance}"
         return self.port(f"{name}_rpc"), self.port(f"{name}_data")
 
+    def taskmanager_metrics_port(self, instance: int) -> int:
+        return self.port("flink_tm_metrics" if instance == 1 else f"flink_tm_{instance}_metrics")
+
+    def streams_metrics_port(self, instance: int) -> int:
+        return self.port("streams_metrics" if instance == 1 else f"streams_{instance}_metrics")
+
     def gateway_port(self, instance: int) -> int:
         """The gateway port of streams app instance 1..BS_STREAMS_INSTANCES."""
         return self.port("gateway" if instance == 1 else f"gateway_{instance}")

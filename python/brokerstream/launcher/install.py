@@ -183,6 +183,35 @@ def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
     say(TAG, f"connect plugin: brokerstream-postgres-sink in {target}")
 
 
+def helm(cfg: Config, layout: Layout) -> None:
+    """Helm from the Go module proxy (`go install`), to lint and render platform/kubernetes/ in the tests."""
+    version = cfg["BS_HELM_VERSION"]
+    stamp = Stamp(layout.stamps / "helm.ok", digest_of(version, str(layout.helm)))
+    if stamp.fresh() and layout.helm.exists():
+        say(TAG, f"helm {version}: cached in {layout.helm}")
+        return
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    if not Path(go).exists():
+        raise StepFailed("helm is built with Go: no `go` on PATH or in /usr/local/go/bin")
+    gopath = layout.helm.parent.parent
+    env = {
+        **os.environ,
+        "GOBIN": str(layout.helm.parent),
+        "GOMODCACHE": str(gopath / "mod"),
+        "GOCACHE": str(gopath / "build"),
+        "GOFLAGS": "-mod=mod",
+        "CGO_ENABLED": "0",
+    }
+    with step(TAG, f"helm {version} (go install from the Go module proxy)"):
+        run(
+            [go, "install", f"helm.sh/helm/v3/cmd/helm@{version}"],
+            env=env,
+            log=layout.cfg.cache_dir / "logs" / "helm.log",
+            what="go install helm",
+        )
+    stamp.mark()
+
+
 STEPS = [
     system_packages,
     maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
@@ -195,6 +224,7 @@ STEPS = [
     flink_distribution,
     java_build,
     connect_sink_plugin,
+    helm,
 ]
 
 

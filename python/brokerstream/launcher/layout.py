@@ -32,6 +32,11 @@ class Layout:
         return self.runtime / "kafka" / "lib"
 
     @property
+    def helm(self) -> Path:
+        """Helm, built from the Go module proxy at BS_HELM_VERSION (renders and lints the Kubernetes chart)."""
+        return self.cfg.cache_dir / "go" / "bin" / "helm"
+
+    @property
     def metrics_agent(self) -> Path:
         """The Prometheus JMX exporter's Java agent (platform/runtime/metrics-agent.pom.xml)."""
         return self.runtime / "metrics-agent" / "jmx_prometheus_javaagent.jar"

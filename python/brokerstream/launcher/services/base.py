@@ -41,6 +41,11 @@ class Service:
     def ports(self) -> dict[str, int]:
         return {}
 
+    def metrics_url(self) -> str | None:
+        """Its Prometheus endpoint: GET /metrics on its "metrics" port, when it has one."""
+        port = self.ports().get("metrics")
+        return f"http://{self.cfg.bind}:{port}/metrics" if port else None
+
     def prepare(self) -> None:
         """Idempotent setup before a start: folders, config files, first-time formatting."""
 
@@ -95,13 +100,32 @@ def write_if_changed(path: Path, text: str) -> None:
 LOCALE = ["-Duser.language=en", "-Duser.country=US"]
 
 
-def java_opts(heap: str, *extra: str) -> list[str]:
+# The collectors BS_JAVA_GC may name, with the flags each takes.
+GARBAGE_COLLECTORS = {
+    "G1": ("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50"),
+    "Parallel": ("-XX:+UseParallelGC",),
+    "Serial": ("-XX:+UseSerialGC",),
+}
+
+
+def gc_flags(name: str) -> list[str]:
+    if name not in GARBAGE_COLLECTORS:
+        raise ValueError(f"BS_JAVA_GC must be one of {', '.join(GARBAGE_COLLECTORS)}, got {name!r}")
+    return list(GARBAGE_COLLECTORS[name])
+
+
+def metrics_agent(service: "Service", port: int, rules: str) -> str:
+    """The Prometheus JMX exporter as a Java agent: GET /metrics on the stack's address and `port`, serving
+    what `rules` (a file of platform/metrics/) selects, and the JVM's own metrics."""
+    return f"-javaagent:{service.layout.metrics_agent}={service.cfg.bind}:{port}:{service.cfg.root / rules}"
+
+
+def java_opts(heap: str, *extra: str, gc: str = "G1") -> list[str]:
     # A capped heap keeps RSS predictable; a small initial heap keeps an idle stack small.
     return [
         "-Xms64m",
         f"-Xmx{heap}",
-        "-XX:+UseG1GC",
-        "-XX:MaxGCPauseMillis=50",
+        *gc_flags(gc),
         "-XX:+ExitOnOutOfMemoryError",
         "-Djava.awt.headless=true",
         *LOCALE,

@@ -25,6 +25,9 @@ class Baseline(Service):
     def ports(self) -> dict[str, int]:
         return {"http": self.cfg.port("baseline")}
 
+    def metrics_url(self) -> str | None:
+        return f"http://{self.cfg.bind}:{self.cfg.port('baseline')}/metrics"
+
     def prepare(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
         jar = self.layout.module_jar(*JAR)
@@ -51,7 +54,7 @@ class Baseline(Service):
         env.update(self.environment())
         argv = [
             self.cfg.java(min_version=21),
-            *java_opts(self.cfg["BS_BASELINE_HEAP"]),
+            *java_opts(self.cfg["BS_BASELINE_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *self.cfg["BS_BASELINE_JAVA_OPTS"].split(),
             "-jar",
@@ -63,7 +66,15 @@ class Baseline(Service):
         return http_ok(f"http://{self.cfg.bind}:{self.cfg.port('baseline')}/health") is not None
 
     def metrics(self) -> dict[str, int] | None:
-        import json
+        """Its counters by name (`orders_accepted`, ...), read from its Prometheus endpoint."""
+        from brokerstream.clients.prometheus import samples
 
         body = http_ok(f"http://{self.cfg.bind}:{self.cfg.port('baseline')}/metrics")
-        return json.loads(body) if body else None
+        if not body:
+            return None
+        prefix, suffix = "brokerstream_baseline_", "_total"
+        return {
+            s.name[len(prefix) : -len(suffix)]: int(s.value)
+            for s in samples(body.decode())
+            if s.name.startswith(prefix) and s.name.endswith(suffix)
+        }

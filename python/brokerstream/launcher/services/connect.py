@@ -7,9 +7,10 @@ import os
 from dataclasses import dataclass
 
 from brokerstream.clients.kafka_security import java_client_properties
-from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, write_if_changed
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, metrics_agent, write_if_changed
 from brokerstream.launcher.services.kafka import LOG4J
 
+METRICS = "platform/metrics/connect-jmx.yaml"
 REQUIRED_PLUGINS = (
     "io.debezium.connector.postgresql.PostgresConnector",
     "io.brokerstream.connect.postgres.PostgresSinkConnector",
@@ -24,7 +25,7 @@ class Connect(Service):
         self.needs = ("kafka",)
 
     def ports(self) -> dict[str, int]:
-        return {"rest": self.cfg.port("connect")}
+        return {"rest": self.cfg.port("connect"), "metrics": self.cfg.port("connect_metrics")}
 
     def properties(self) -> str:
         host, port = self.cfg.bind, self.cfg.port("connect")
@@ -87,7 +88,8 @@ class Connect(Service):
     def launch(self) -> Launch:
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_CONNECT_HEAP"]),
+            *java_opts(self.cfg["BS_CONNECT_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            metrics_agent(self, self.cfg.port("connect_metrics"), METRICS),
             f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
             "-cp",
             str(self.layout.kafka_lib / "*"),

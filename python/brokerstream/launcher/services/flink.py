@@ -12,8 +12,17 @@ import os
 import threading
 from dataclasses import dataclass
 
-from brokerstream.launcher.services.base import LOCALE, Launch, Service, http_ok, write_if_changed
+from brokerstream.launcher.services.base import (
+    LOCALE,
+    Launch,
+    Service,
+    gc_flags,
+    http_ok,
+    metrics_agent,
+    write_if_changed,
+)
 
+METRICS = "platform/metrics/flink-jmx.yaml"
 # The three processes share one configuration folder and may be prepared at the same time.
 _PREPARE_LOCK = threading.Lock()
 
@@ -63,7 +72,7 @@ class FlinkBase(Service):
     def config(self) -> dict[str, str]:
         host, data = self.cfg.bind, self.flink_data
         return {
-            "env.java.opts.all": JAVA_OPENS + " " + " ".join(LOCALE),
+            "env.java.opts.all": " ".join([JAVA_OPENS, *LOCALE, *gc_flags(self.cfg["BS_JAVA_GC"])]),
             "jobmanager.bind-host": host,
             "jobmanager.rpc.address": host,
             "jobmanager.rpc.port": str(self.cfg.port("flink_jm_rpc")),
@@ -93,6 +102,8 @@ class FlinkBase(Service):
             "web.tmpdir": str(data / "web"),
             "web.upload.dir": str(data / "web" / "uploads"),
             "heartbeat.timeout": "30000",
+            # Metrics as MBeans, served over HTTP by each process's JMX exporter agent (platform/metrics/)
+            "metrics.reporter.jmx.factory.class": "org.apache.flink.metrics.jmx.JMXReporterFactory",
         }
 
     def env(self) -> dict[str, str]:
@@ -150,10 +161,12 @@ class FlinkJobManager(FlinkBase):
             "rest": self.cfg.port("flink_rest"),
             "rpc": self.cfg.port("flink_jm_rpc"),
             "blob": self.cfg.port("flink_blob"),
+            "metrics": self.cfg.port("flink_jm_metrics"),
         }
 
     def launch(self) -> Launch:
-        return Launch(argv=["bash", self.script("jobmanager.sh"), "start-foreground"], env=self.env())
+        env = {**self.env(), "FLINK_ENV_JAVA_OPTS_JM": metrics_agent(self, self.cfg.port("flink_jm_metrics"), METRICS)}
+        return Launch(argv=["bash", self.script("jobmanager.sh"), "start-foreground"], env=env)
 
     def healthy(self) -> bool:
         return self.overview() is not None
@@ -175,7 +188,7 @@ class FlinkTaskManager(FlinkBase):
 
     def ports(self) -> dict[str, int]:
         rpc, data = self.cfg.taskmanager_ports(self.instance)
-        return {"rpc": rpc, "data": data}
+        return {"rpc": rpc, "data": data, "metrics": self.cfg.taskmanager_metrics_port(self.instance)}
 
     def launch(self) -> Launch:
         # the shared configuration names TaskManager 1's ports; the others override theirs
@@ -183,7 +196,8 @@ class FlinkTaskManager(FlinkBase):
         argv = ["bash", self.script("taskmanager.sh"), "start-foreground"]
         if self.instance > 1:
             argv += [f"-Dtaskmanager.rpc.port={rpc}", f"-Dtaskmanager.data.port={data}"]
-        return Launch(argv=argv, env=self.env())
+        agent = metrics_agent(self, self.cfg.taskmanager_metrics_port(self.instance), METRICS)
+        return Launch(argv=argv, env={**self.env(), "FLINK_ENV_JAVA_OPTS_TM": agent})
 
     def healthy(self) -> bool:
         # this one's own registration: the JobManager lists each TaskManager with its data port

@@ -11,7 +11,14 @@ from brokerstream.clients import kafka_security
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.common.errors import UserError
 from brokerstream.common.progress import run
-from brokerstream.launcher.services.base import Launch, Service, java_opts, port_open, write_if_changed
+from brokerstream.launcher.services.base import (
+    Launch,
+    Service,
+    java_opts,
+    metrics_agent,
+    port_open,
+    write_if_changed,
+)
 
 LOG4J = "platform/logging/kafka-log4j2.properties"
 METRICS = "platform/metrics/kafka-jmx.yaml"
@@ -164,12 +171,10 @@ class Kafka(Service):
 
     def launch(self) -> Launch:
         # Request and topic counters over HTTP on loopback (what `bench cost` divides by the orders)
-        port = self.cfg.kafka_metrics_port(self.node)
-        agent = f"{self.layout.metrics_agent}={self.cfg.bind}:{port}:{self.cfg.root / METRICS}"
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_KAFKA_HEAP"]),
-            f"-javaagent:{agent}",
+            *java_opts(self.cfg["BS_KAFKA_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            metrics_agent(self, self.cfg.kafka_metrics_port(self.node), METRICS),
             f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
             f"-Dkafka.logs.dir={self.layout.cfg.log_dir}",
             "-cp",

@@ -21,6 +21,10 @@ class Registry(Service):
     def ports(self) -> dict[str, int]:
         return {"api": self.cfg.port("registry"), "management": self.cfg.port("registry_management")}
 
+    def metrics_url(self) -> str | None:
+        # Quarkus serves Micrometer's Prometheus registry on the management interface
+        return f"http://{self.cfg.bind}:{self.cfg.port('registry_management')}/metrics"
+
     def properties(self) -> dict[str, str]:
         host = self.cfg.bind
         return {
@@ -48,7 +52,7 @@ class Registry(Service):
         props = [f"-D{k}={v}" for k, v in self.properties().items()]
         argv = [
             self.cfg.java(min_version=21),
-            *java_opts(self.cfg["BS_REGISTRY_HEAP"]),
+            *java_opts(self.cfg["BS_REGISTRY_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *props,
             "-jar",

@@ -28,7 +28,10 @@ class StreamsApp(Service):
         self.stop_grace = 45.0  # a clean close commits and writes checkpoints: a fast restart
 
     def ports(self) -> dict[str, int]:
-        return {"gateway": self.cfg.gateway_port(self.instance)}
+        return {
+            "gateway": self.cfg.gateway_port(self.instance),
+            "metrics": self.cfg.streams_metrics_port(self.instance),
+        }
 
     def prepare(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
@@ -47,6 +50,8 @@ class StreamsApp(Service):
             "BROKER_GATEWAY_HOST": cfg.bind,
             "BROKER_GATEWAY_ADVERTISED_HOST": cfg.bind,
             "BROKER_GATEWAY_PORT": str(cfg.gateway_port(self.instance)),
+            "BROKER_METRICS_HOST": cfg.bind,
+            "BROKER_METRICS_PORT": str(cfg.streams_metrics_port(self.instance)),
             # the secure profile's logins: files, so no password is in the environment or argv
             "BROKER_KAFKA_LOGIN": str(java_client_file(cfg, "streams") or ""),
             "BROKER_GATEWAY_KAFKA_LOGIN": str(java_client_file(cfg, GATEWAY) or ""),
@@ -57,7 +62,7 @@ class StreamsApp(Service):
         env.update(self.environment())
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_STREAMS_HEAP"]),
+            *java_opts(self.cfg["BS_STREAMS_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *self.cfg["BS_STREAMS_JAVA_OPTS"].split(),
             "-jar",

@@ -1,10 +1,16 @@
 package io.brokerstream.baseline;
 
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What the baseline has done since it started; /metrics serves them. */
+/**
+ * What the baseline has done since it started; /metrics serves each as the Prometheus counter
+ * {@code brokerstream_baseline_<name>_total}, beside the JVM's metrics.
+ */
 public final class Counters {
   public final AtomicLong accepted = new AtomicLong();
   public final AtomicLong rejected = new AtomicLong();
@@ -21,6 +27,20 @@ public final class Counters {
 
   /** Batches rolled back by a deadlock or serialization failure and run again. */
   public final AtomicLong retries = new AtomicLong();
+
+  /** A registry reading these counters at each scrape, and the JVM's metrics. */
+  public PrometheusRegistry registry() {
+    PrometheusRegistry registry = new PrometheusRegistry();
+    for (String name : snapshot().keySet()) {
+      CounterWithCallback.builder()
+          .name("brokerstream_baseline_" + name + "_total")
+          .help("baseline " + name.replace('_', ' '))
+          .callback(cb -> cb.call(snapshot().get(name)))
+          .register(registry);
+    }
+    JvmMetrics.builder().register(registry);
+    return registry;
+  }
 
   public Map<String, Long> snapshot() {
     Map<String, Long> out = new LinkedHashMap<>();

@@ -2,16 +2,18 @@ package io.brokerstream.baseline;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Collectors;
 
 /**
- * GET /health: 200 once every consumer thread has its partitions, 503 before. GET /metrics:
- * counters.
+ * GET /health: 200 once every consumer thread has its partitions, 503 before. GET /metrics: the
+ * counters and the JVM's metrics in Prometheus' text format.
  */
 final class HealthServer implements AutoCloseable {
   private final HttpServer server;
@@ -28,26 +30,30 @@ final class HealthServer implements AutoCloseable {
               ready ? 200 : 503,
               ready ? "{\"status\":\"UP\"}" : "{\"status\":\"STARTING\"}");
         });
+    PrometheusRegistry registry = counters.registry();
+    PrometheusTextFormatWriter text = PrometheusTextFormatWriter.create();
     server.createContext(
         "/metrics",
-        exchange ->
-            reply(
-                exchange,
-                200,
-                counters.snapshot().entrySet().stream()
-                    .map(e -> "\"" + e.getKey() + "\":" + e.getValue())
-                    .collect(Collectors.joining(",", "{", "}"))));
+        exchange -> {
+          ByteArrayOutputStream out = new ByteArrayOutputStream();
+          text.write(out, registry.scrape());
+          reply(exchange, 200, text.getContentType(), out.toByteArray());
+        });
     server.start();
   }
 
   private static void reply(HttpExchange exchange, int status, String json) throws IOException {
+    reply(exchange, status, "application/json", json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void reply(HttpExchange exchange, int status, String type, byte[] body)
+      throws IOException {
     try (exchange) {
       if (!"GET".equals(exchange.getRequestMethod())) {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
-      byte[] body = json.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.getResponseHeaders().set("Content-Type", type);
       exchange.sendResponseHeaders(status, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);

@@ -10,6 +10,7 @@ import io.brokerstream.streams.gateway.Gateway;
 import io.brokerstream.streams.gateway.OrderSubmitter;
 import io.brokerstream.streams.gateway.PendingOrders;
 import io.brokerstream.streams.gateway.ResultWaiters;
+import io.brokerstream.streams.metrics.AppMetrics;
 import io.brokerstream.streams.topology.FastTriggers;
 import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.OrderTopology;
@@ -70,13 +71,14 @@ public final class BrokerApp {
                 ClientLogin.load(settings.get("kafka.login")),
                 serdes.of(OrderTrigger.class).serializer())
             : FastTriggers.NONE;
+    AppMetrics metrics = new AppMetrics();
     Topology topology =
         OrderTopology.build(
             settings,
             serdes,
             props,
             (key, result) -> {
-              pending.decided(key);
+              metrics.result(result.getStatus().name(), pending.decided(key));
               waiters.complete(key, result);
             },
             cache,
@@ -120,7 +122,10 @@ public final class BrokerApp {
       log.warn(
           "the orders topics' metadata or schema ids are not known yet; the first orders wait");
     }
-    Gateway gateway = new Gateway(settings, streams, submitter, waiters, pending, cache, results);
+    Gateway gateway =
+        new Gateway(settings, streams, submitter, waiters, pending, cache, results, metrics);
+    metrics.withJvmAndKafka(streams::metrics);
+    metrics.serve(settings.get("metrics.host"), settings.getInt("metrics.port"));
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -130,6 +135,7 @@ public final class BrokerApp {
                   // close, or its state is left without checkpoints and the next start rebuilds it
                   // from the changelogs.
                   closeQuietly("gateway", gateway::close);
+                  closeQuietly("metrics", metrics::close);
                   closeQuietly("order producer", submitter::close);
                   // Leaving the group lets a restarted instance take the partitions at once instead
                   // of waiting out this member's session.

@@ -18,6 +18,7 @@ import io.brokerstream.streams.http.HttpCall;
 import io.brokerstream.streams.http.HttpEdge;
 import io.brokerstream.streams.http.HttpHandler;
 import io.brokerstream.streams.http.Texts;
+import io.brokerstream.streams.metrics.AppMetrics;
 import io.brokerstream.streams.state.BookedPosition;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.streams.topology.LocalResults;
@@ -146,6 +147,7 @@ public final class Gateway implements AutoCloseable {
   private final ResultPolls resultPolls;
   private final AtomicLong traced = new AtomicLong();
   private final ReferenceCache cache;
+  private final AppMetrics metrics;
 
   public Gateway(
       AppSettings settings,
@@ -154,7 +156,9 @@ public final class Gateway implements AutoCloseable {
       ResultWaiters waiters,
       PendingOrders pending,
       ReferenceCache cache,
-      LocalResults results) {
+      LocalResults results,
+      AppMetrics metrics) {
+    this.metrics = metrics;
     this.pending = pending;
     this.streams = streams;
     this.submitter = submitter;
@@ -246,12 +250,13 @@ public final class Gateway implements AutoCloseable {
     };
   }
 
-  private void handle(HttpCall call) {
+  private void handle(HttpCall request) {
     long received = Stages.nowMicros();
+    MeteredCall call = new MeteredCall(request, metrics);
     handle(call, () -> route(call, received));
   }
 
-  private void route(HttpCall call, long received) {
+  private void route(MeteredCall call, long received) {
     String path = call.rawPath();
     String method = call.method();
     Route route = null;
@@ -265,6 +270,10 @@ public final class Gateway implements AutoCloseable {
     if (route == null) {
       throw new HttpError(404, "no route for " + Texts.printable(path, 80));
     }
+    // an order placed with wait_ms is answered with its result: its time is the visible latency
+    String query = call.rawQuery();
+    boolean waits = query != null && query.contains("wait_ms=");
+    call.routed(route.name(), route == Route.BATCH || (route == Route.ORDERS && !waits));
     if (!route.methods.contains(method)) {
       throw new HttpError(
               405,

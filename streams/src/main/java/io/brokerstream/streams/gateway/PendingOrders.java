@@ -51,9 +51,17 @@ public final class PendingOrders {
     acceptedAt.put(resultKey, now);
   }
 
-  /** Called for every result materialized on this instance. */
-  public void decided(String resultKey) {
-    acceptedAt.remove(resultKey);
+  /**
+   * Called for every result materialized on this instance: milliseconds since Kafka acknowledged
+   * the order's write here, or -1 for an order this gateway did not write or no longer remembers.
+   */
+  public long decided(String resultKey) {
+    Long at = acceptedAt.remove(resultKey);
+    if (at == null) {
+      return -1;
+    }
+    long since = clock.getAsLong() - at;
+    return since <= ttlMillis ? since : -1;
   }
 
   public boolean isPending(String resultKey) {

@@ -21,6 +21,18 @@ class PendingOrdersTest {
   }
 
   @Test
+  void decidingTellsHowLongAfterItsWriteAResultCameAndOnlyForOrdersStillRemembered() {
+    pending.accepted("m1|o1");
+    pending.accepted("m1|o2");
+    now.addAndGet(40);
+    assertEquals(40, pending.decided("m1|o1"));
+    assertEquals(-1, pending.decided("m1|o1"), "decided once");
+    assertEquals(-1, pending.decided("m2|o9"), "never written here");
+    now.addAndGet(61);
+    assertEquals(-1, pending.decided("m1|o2"), "past its TTL: not timed");
+  }
+
+  @Test
   void anotherMembersOrderWithTheSameIdIsNotPending() {
     pending.accepted("m1|o1");
     assertFalse(pending.isPending("m2|o1"));
