@@ -32,6 +32,8 @@ def test_a_launcher_whose_infrastructure_is_external_starts_only_our_app_against
         BS_POSTGRES_PORT=str(stack.port("postgres")),
         BS_GATEWAY_PORT=str(port),
         BS_GATEWAY_URL=f"http://{stack.bind}:{port}",
+        # the second app's own metrics port beside the test stack's app
+        BS_STREAMS_METRICS_PORT=str(stack.port("streams_metrics") + 50),
     )
     outside = config.load(environ=env)
     before = {p.name: p.read_text() for p in stack.run_dir.glob("*.pid")}

@@ -158,3 +158,23 @@ def test_flink_sql_tables_log_in_as_flink(tmp_path):
     assert "'properties.security.protocol' = 'SASL_SSL'," in out
     assert 'username="flink"' in out and out.endswith("'topic' = 't')")
     assert "org.apache.flink.kafka.shaded.org.apache.kafka.common.security.scram.ScramLoginModule" in out
+
+
+def test_with_nodes_on_several_hosts_the_certificate_names_every_nodes_address(tmp_path):
+    cfg = secure(
+        tmp_path,
+        BS_BIND="10.0.0.9",
+        BS_KAFKA_BROKERS="3",
+        BS_HOSTS="kafka=10.0.0.1,kafka-2=10.0.0.2,kafka-3=10.0.0.3",
+    )
+    d = kafka_security.security_dir(cfg)
+    text = subprocess.run(
+        ["openssl", "x509", "-in", str(d / "broker.crt"), "-noout", "-ext", "subjectAltName"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.9", "127.0.0.1"):
+        assert f"IP Address:{address}" in text, text
+    node = props(all_services(cfg)["kafka-2"].service.properties())  # a Remote here: placed on 10.0.0.2
+    assert node["advertised.listeners"] == "BROKER://10.0.0.2:19094"

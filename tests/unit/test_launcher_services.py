@@ -156,3 +156,74 @@ def test_an_unknown_collector_is_refused_by_name(tmp_path):
     stack = Stack(cfg_of(tmp_path, BS_JAVA_GC="ZGC"))
     with pytest.raises(ValueError, match="BS_JAVA_GC"):
         stack.services["streams"].launch()
+
+
+PLACED = (
+    "postgres=10.0.0.1,kafka=10.0.0.1,registry=10.0.0.1,streams=10.0.0.1,"
+    "kafka-2=10.0.0.2,connect=10.0.0.2,streams-2=10.0.0.2,"
+    "kafka-3=10.0.0.3,flink-jobmanager=10.0.0.3,flink-taskmanager=10.0.0.3,flink-sql-gateway=10.0.0.3"
+)
+
+
+def placed(tmp_path, here: str):
+    return cfg_of(
+        tmp_path,
+        BS_BIND=here,
+        BS_HOSTS=PLACED,
+        BS_KAFKA_BROKERS="3",
+        BS_STREAMS_INSTANCES="2",
+        BS_KAFKA_SECURITY="plaintext",
+    )
+
+
+def test_services_placed_on_other_hosts_are_only_waited_for_and_everyone_finds_each_at_its_host(tmp_path):
+    from brokerstream.launcher.services.external import External
+
+    cfg = placed(tmp_path, "10.0.0.2")
+    stack = Stack(cfg)
+    local = {n for n, s in stack.services.items() if not isinstance(s, External) and not s.optional}
+    assert local == {"kafka-2", "connect", "streams-2"}
+    remote = stack.services["kafka"]
+    assert remote.address.startswith("10.0.0.1:") and remote.needs == ()
+    with pytest.raises(RuntimeError):
+        remote.launch()
+    # clients: each address from its service's host
+    assert cfg.kafka_bootstrap == "10.0.0.1:19092,10.0.0.2:19094,10.0.0.3:19096"
+    assert cfg.registry_url.startswith("http://10.0.0.1:") and cfg["BS_POSTGRES_HOST"] == "10.0.0.1"
+    assert cfg.connect_url.startswith("http://10.0.0.2:") and cfg.flink_url.startswith("http://10.0.0.3:")
+    assert cfg.gateway_urls == ["http://10.0.0.1:19080", "http://10.0.0.2:19101"]
+    # the local Kafka node listens and advertises here, and knows the other voters at their hosts
+    props = dict(line.split("=", 1) for line in stack.services["kafka-2"].properties().splitlines())
+    assert props["listeners"].startswith("PLAINTEXT://10.0.0.2:19094")
+    assert props["advertised.listeners"] == "PLAINTEXT://10.0.0.2:19094"
+    assert props["controller.quorum.voters"] == "1@10.0.0.1:19093,2@10.0.0.2:19095,3@10.0.0.3:19097"
+    env = stack.services["streams-2"].environment()
+    assert env["BROKER_GATEWAY_ADVERTISED_HOST"] == "10.0.0.2"
+    assert env["BROKER_KAFKA_BOOTSTRAP"] == cfg.kafka_bootstrap
+    assert "10.0.0.1" in stack.services["connect"].properties()  # the registry's host for its converter
+    flink = Stack(placed(tmp_path, "10.0.0.3")).services["flink-jobmanager"].config()
+    assert flink["jobmanager.rpc.address"] == flink["taskmanager.host"] == "10.0.0.3"
+
+
+def test_each_provisioner_runs_once_on_the_host_of_its_first_service(tmp_path):
+    from brokerstream.launcher.stack import Provisioner
+
+    ran = []
+    provisioners = [
+        Provisioner(name, needs, lambda cfg, name=name: ran.append(name) or "done")
+        for name, needs in (
+            ("topics", ("kafka",)),
+            ("connectors", ("connect", "registry")),
+            ("job", ("flink-jobmanager",)),
+        )
+    ]
+    for here in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+        stack = Stack(placed(tmp_path, here), provisioners=provisioners)
+        assert stack.provision()
+    assert ran == ["topics", "connectors", "job"]
+
+
+@pytest.mark.parametrize("hosts", ["nosuch=10.0.0.1", "kafka", "kafka=", "=10.0.0.1"])
+def test_a_placement_of_no_known_service_or_without_an_address_is_refused(tmp_path, hosts):
+    with pytest.raises(config.ConfigError):
+        Stack(cfg_of(tmp_path, BS_HOSTS=hosts))

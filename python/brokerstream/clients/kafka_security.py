@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from brokerstream.common.config import Config
+from brokerstream.common.config import Config, kafka_node_name
 from brokerstream.common.errors import UserError
 
 MECHANISM = "SCRAM-SHA-512"
@@ -211,7 +211,7 @@ def _run(argv: list[str], what: str) -> None:
 
 
 def _make_certificates(cfg: Config) -> None:
-    """A private CA and one broker certificate for the bind address (clients verify the host name:
+    """A private CA and one broker certificate for the nodes' addresses (clients verify the host name:
     the certificate names the IP they dial)."""
     d = security_dir(cfg)
     ca_key, broker_key = d / "ca.key", d / "broker.key"
@@ -241,8 +241,10 @@ def _make_certificates(cfg: Config) -> None:
         ],
         what="CA certificate",
     )
+    # every address a node listens at: this stack's, and each node's host when BS_HOSTS places them apart
     names = {"IP:127.0.0.1", "DNS:localhost"}
-    names.add(f"IP:{cfg.bind}" if cfg.bind.replace(".", "").isdigit() else f"DNS:{cfg.bind}")
+    for host in {cfg.bind, *(cfg.host(kafka_node_name(n)) for n in range(1, cfg.kafka_brokers + 1))}:
+        names.add(f"IP:{host}" if host.replace(".", "").isdigit() else f"DNS:{host}")
     ext.write_text(f"subjectAltName={','.join(sorted(names))}\nextendedKeyUsage=serverAuth,clientAuth\n")
     _run(
         ["openssl", "req", "-new", "-key", str(broker_key), "-subj", f"/CN={BROKER_CN}", "-out", str(csr)],

@@ -26,6 +26,17 @@ class ConfigError(UserError, ValueError):
     pass
 
 
+# Services placed on another host (BS_HOSTS) whose address a URL setting derives from BS_BIND: with the
+# service placed, the setting names the service's host instead (unless given outright).
+PLACED_ADDRESSES = {
+    "postgres": "BS_POSTGRES_HOST",
+    "registry": "BS_REGISTRY_URL",
+    "connect": "BS_CONNECT_URL",
+    "flink-jobmanager": "BS_FLINK_URL",
+    "flink-sql-gateway": "BS_SQL_GATEWAY_URL",
+    "streams": "BS_GATEWAY_URL",
+}
+
 MAX_STREAMS_INSTANCES = 4
 MAX_TASKMANAGERS = 4
 KAFKA_CLUSTER_SIZES = (1, 3)
@@ -46,6 +57,24 @@ def parse_env_file(path: Path) -> dict[str, str]:
             raise ConfigError(f"{path}:{lineno}: expected KEY=VALUE, got {raw!r}")
         values[key] = value.strip()
     return values
+
+
+def parse_hosts(text: str | None) -> dict[str, str]:
+    """BS_HOSTS, "service=address,...": where each named service runs; the others on BS_BIND."""
+    out: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, address = item.partition("=")
+        if not sep or not name.strip() or not address.strip():
+            raise ConfigError(f"BS_HOSTS: {item.strip()!r} is not service=address")
+        out[name.strip()] = address.strip()
+    return out
+
+
+def kafka_node_name(node: int) -> str:
+    """Node 1 keeps the single broker's name (its data, logs, pid file): `kafka`, `kafka-2`, `kafka-3`."""
+    return "kafka" if node == 1 else f"kafka-{node}"
 
 
 def _resolve(raw: Mapping[str, str]) -> dict[str, str]:
@@ -154,13 +183,28 @@ class Config:
         name = "kafka" if node == 1 else f"kafka_{node}"
         return self.port(name), self.port(f"{name}_controller")
 
+    @property
+    def hosts(self) -> dict[str, str]:
+        return parse_hosts(self.get("BS_HOSTS"))
+
+    def host(self, service: str) -> str:
+        """The address a service runs at: its BS_HOSTS entry, or this stack's bind address."""
+        return self.hosts.get(service, self.bind)
+
+    def is_local(self, service: str) -> bool:
+        """Whether the launcher here runs the service (it is placed on this host's address)."""
+        return self.host(service) == self.bind
+
     def kafka_metrics_port(self, node: int) -> int:
         """The port where node 1..BS_KAFKA_BROKERS serves its metrics (platform/metrics/kafka-jmx.yaml)."""
         return self.port("kafka_metrics" if node == 1 else f"kafka_{node}_metrics")
 
     @property
     def kafka_metrics_urls(self) -> list[str]:
-        return [f"http://{self.bind}:{self.kafka_metrics_port(n)}/metrics" for n in range(1, self.kafka_brokers + 1)]
+        return [
+            f"http://{self.host(kafka_node_name(n))}:{self.kafka_metrics_port(n)}/metrics"
+            for n in range(1, self.kafka_brokers + 1)
+        ]
 
     # --- where clients find the services (native: derived from bind and ports; compose: containers)
     @property
@@ -168,7 +212,9 @@ class Config:
         given = self["BS_KAFKA_BOOTSTRAP"]
         if given:
             return given
-        return ",".join(f"{self.bind}:{self.kafka_node_ports(n)[0]}" for n in range(1, self.kafka_brokers + 1))
+        return ",".join(
+            f"{self.host(kafka_node_name(n))}:{self.kafka_node_ports(n)[0]}" for n in range(1, self.kafka_brokers + 1)
+        )
 
     @property
     def registry_url(self) -> str:
@@ -228,7 +274,11 @@ class Config:
         return [self.gateway_url_of(n) for n in range(1, self.streams_instances + 1)]
 
     def gateway_url_of(self, instance: int) -> str:
-        return self.gateway_url if instance == 1 else f"http://{self.bind}:{self.gateway_port(instance)}"
+        return (
+            self.gateway_url
+            if instance == 1
+            else f"http://{self.host(f'streams-{instance}')}:{self.gateway_port(instance)}"
+        )
 
     def postgres_dsn(self, db: str | None = None) -> str:
         from urllib.parse import quote  # a password may hold '@', ':' or '/'
@@ -253,6 +303,10 @@ def load(environ: Mapping[str, str] | None = None, defaults_file: Path = DEFAULT
     for key, value in environ.items():
         if key in raw or key.startswith("BS_"):
             raw[key] = value
+    for service, address in parse_hosts(raw.get("BS_HOSTS")).items():
+        key = PLACED_ADDRESSES.get(service)
+        if key and key not in environ:
+            raw[key] = raw[key].replace("${BS_BIND}", address)
     cfg = Config(_resolve(raw))
     if "BS_KAFKA_BOOTSTRAP" in cfg.values and not cfg.values["BS_KAFKA_BOOTSTRAP"]:
         # Child processes and tools that read the key itself see the derived address list too.

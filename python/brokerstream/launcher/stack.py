@@ -154,6 +154,8 @@ class Stack:
                 continue
             if running is not None and not set(prov.needs) <= running:
                 continue
+            if not self.cfg.is_local(prov.needs[0]):
+                continue  # with services on several hosts, each provisioner runs on its first service's host
             t0 = time.monotonic()
             try:
                 detail = prov.run(self.cfg)
@@ -194,7 +196,7 @@ class Stack:
             time.sleep(0.25)
         svc.after_start()
         ports = ",".join(str(p) for p in svc.ports().values())
-        return Outcome(True, f"ready in {time.monotonic() - t0:5.1f} s  pid {pid:<7} {self.cfg.bind}:{ports}")
+        return Outcome(True, f"ready in {time.monotonic() - t0:5.1f} s  pid {pid:<7} {svc.host}:{ports}")
 
     def place(self, name: str, pid: int) -> None:
         """Puts a service's processes in its CPU group: the leader first, so that what it forks from

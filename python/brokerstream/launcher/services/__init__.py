@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from brokerstream.common.config import MAX_STREAMS_INSTANCES, MAX_TASKMANAGERS, Config
+from brokerstream.common.config import MAX_STREAMS_INSTANCES, MAX_TASKMANAGERS, Config, ConfigError
 from brokerstream.launcher.layout import Layout
 from brokerstream.launcher.services.base import Service
 from brokerstream.launcher.services.baseline import Baseline
 from brokerstream.launcher.services.connect import Connect
-from brokerstream.launcher.services.external import External, external_names
+from brokerstream.launcher.services.external import External, Remote, external_names
 from brokerstream.launcher.services.flink import FlinkJobManager, FlinkSqlGateway, FlinkTaskManager
 from brokerstream.launcher.services.kafka import Kafka, node_name
 from brokerstream.launcher.services.postgres import Postgres
@@ -50,6 +50,14 @@ def all_services(cfg: Config) -> dict[str, Service]:
     nodes = ("kafka",) if "kafka" in external else kafka_nodes(cfg)
     for svc in services:  # what needs Kafka needs the whole cluster up, not only its first node
         svc.needs = expand_kafka(svc.needs, nodes)
+    placed = cfg.hosts
+    unknown = sorted(set(placed) - {s.name for s in services})
+    if unknown:
+        raise ConfigError(f"BS_HOSTS places {', '.join(unknown)}: no such service in this configuration")
+    # a service placed on another host is that host's launcher's to start: here it is waited for
+    services = [
+        s if cfg.is_local(s.name) or isinstance(s, External) else Remote(cfg, layout, service=s) for s in services
+    ]
     return {s.name: s for s in services}
 
 

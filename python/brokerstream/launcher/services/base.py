@@ -41,10 +41,15 @@ class Service:
     def ports(self) -> dict[str, int]:
         return {}
 
+    @property
+    def host(self) -> str:
+        """The address it runs at: this stack's bind address, or the host BS_HOSTS places it on."""
+        return self.cfg.host(self.name)
+
     def metrics_url(self) -> str | None:
         """Its Prometheus endpoint: GET /metrics on its "metrics" port, when it has one."""
         port = self.ports().get("metrics")
-        return f"http://{self.cfg.bind}:{port}/metrics" if port else None
+        return f"http://{self.host}:{port}/metrics" if port else None
 
     def prepare(self) -> None:
         """Idempotent setup before a start: folders, config files, first-time formatting."""
@@ -117,7 +122,7 @@ def gc_flags(name: str) -> list[str]:
 def metrics_agent(service: "Service", port: int, rules: str) -> str:
     """The Prometheus JMX exporter as a Java agent: GET /metrics on the stack's address and `port`, serving
     what `rules` (a file of platform/metrics/) selects, and the JVM's own metrics."""
-    return f"-javaagent:{service.layout.metrics_agent}={service.cfg.bind}:{port}:{service.cfg.root / rules}"
+    return f"-javaagent:{service.layout.metrics_agent}={service.host}:{port}:{service.cfg.root / rules}"
 
 
 def java_opts(heap: str, *extra: str, gc: str = "G1") -> list[str]:

@@ -30,7 +30,7 @@ class Connect(Service):
     def properties(self) -> str:
         host, port = self.cfg.bind, self.cfg.port("connect")
         settings = {
-            "bootstrap.servers": f"{host}:{self.cfg.port('kafka')}",
+            "bootstrap.servers": self.cfg.kafka_bootstrap,
             "group.id": "brokerstream-connect",
             "listeners": f"http://{host}:{port}",
             "rest.advertised.host.name": host,
@@ -40,7 +40,9 @@ class Connect(Service):
             # converter with the same connectors/*.json files.
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
             "value.converter": "io.apicurio.registry.utils.converter.AvroConverter",
-            "value.converter.apicurio.registry.url": f"http://{host}:{self.cfg.port('registry')}/apis/registry/v2",
+            "value.converter.apicurio.registry.url": (
+                f"http://{self.cfg.host('registry')}:{self.cfg.port('registry')}/apis/registry/v2"
+            ),
             "value.converter.apicurio.registry.auto-register": "true",
             "value.converter.apicurio.registry.find-latest": "true",
             # The Confluent wire format: magic byte and a 4-byte content id (what ccompat serves).

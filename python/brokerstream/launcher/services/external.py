@@ -85,3 +85,35 @@ class External(Service):
         if body is None:
             return False
         return self.name == "flink-jobmanager" or json.loads(body).get("taskmanagers", 0) >= 1
+
+
+@dataclass
+class Remote(External):
+    """A service of this stack that BS_HOSTS places on another host: the launcher there starts it; here it
+    is waited for with its own health probe at its host, and never started or stopped."""
+
+    service: Service | None = None
+
+    def __post_init__(self) -> None:
+        assert self.service is not None
+        self.name = self.service.name
+        self.needs = self.service.needs
+        self.phase = self.service.phase
+        self.cpu_group = self.service.cpu_group
+        self.optional = self.service.optional
+
+    def ports(self) -> dict[str, int]:
+        return self.service.ports()
+
+    def metrics_url(self) -> str | None:
+        return self.service.metrics_url()
+
+    @property
+    def address(self) -> str:
+        return f"{self.service.host}:{','.join(str(p) for p in self.ports().values())}"
+
+    def healthy(self) -> bool:
+        try:
+            return self.service.healthy()
+        except Exception:  # not probeable yet (e.g. the secure profile's logins not made yet by its host)
+            return False

@@ -70,17 +70,19 @@ class FlinkBase(Service):
         return self.flink_data / "conf"
 
     def config(self) -> dict[str, str]:
-        host, data = self.cfg.bind, self.flink_data
+        # every process reads one configuration: each part names the host its own service is placed on
+        jm, tm, gateway = (self.cfg.host(n) for n in ("flink-jobmanager", "flink-taskmanager", "flink-sql-gateway"))
+        data = self.flink_data
         return {
             "env.java.opts.all": " ".join([JAVA_OPENS, *LOCALE, *gc_flags(self.cfg["BS_JAVA_GC"])]),
-            "jobmanager.bind-host": host,
-            "jobmanager.rpc.address": host,
+            "jobmanager.bind-host": jm,
+            "jobmanager.rpc.address": jm,
             "jobmanager.rpc.port": str(self.cfg.port("flink_jm_rpc")),
             "jobmanager.memory.process.size": self.cfg["BS_FLINK_JM_MEMORY"],
             "jobmanager.memory.jvm-metaspace.size": self.cfg["BS_FLINK_JM_METASPACE"],
             "jobmanager.execution.failover-strategy": "region",
-            "taskmanager.bind-host": host,
-            "taskmanager.host": host,
+            "taskmanager.bind-host": tm,
+            "taskmanager.host": tm,
             "taskmanager.rpc.port": str(self.cfg.port("flink_tm_rpc")),
             "taskmanager.data.port": str(self.cfg.port("flink_tm_data")),
             "taskmanager.numberOfTaskSlots": self.cfg["BS_FLINK_TM_SLOTS"],
@@ -88,12 +90,12 @@ class FlinkBase(Service):
             "taskmanager.load-balance.mode": "SLOTS",
             "taskmanager.memory.process.size": self.cfg["BS_FLINK_TM_MEMORY"],
             "parallelism.default": "1",
-            "rest.address": host,
-            "rest.bind-address": host,
+            "rest.address": jm,
+            "rest.bind-address": jm,
             "rest.port": str(self.cfg.port("flink_rest")),
             "blob.server.port": str(self.cfg.port("flink_blob")),
-            "sql-gateway.endpoint.rest.address": host,
-            "sql-gateway.endpoint.rest.bind-address": host,
+            "sql-gateway.endpoint.rest.address": gateway,
+            "sql-gateway.endpoint.rest.bind-address": gateway,
             "sql-gateway.endpoint.rest.port": str(self.cfg.port("flink_sql_gateway")),
             "state.backend.type": "hashmap",
             "execution.checkpointing.dir": f"file://{data / 'checkpoints'}",
@@ -195,7 +197,12 @@ class FlinkTaskManager(FlinkBase):
         rpc, data = self.cfg.taskmanager_ports(self.instance)
         argv = ["bash", self.script("taskmanager.sh"), "start-foreground"]
         if self.instance > 1:
-            argv += [f"-Dtaskmanager.rpc.port={rpc}", f"-Dtaskmanager.data.port={data}"]
+            argv += [
+                f"-Dtaskmanager.rpc.port={rpc}",
+                f"-Dtaskmanager.data.port={data}",
+                f"-Dtaskmanager.host={self.host}",
+                f"-Dtaskmanager.bind-host={self.host}",
+            ]
         agent = metrics_agent(self, self.cfg.taskmanager_metrics_port(self.instance), METRICS)
         return Launch(argv=argv, env={**self.env(), "FLINK_ENV_JAVA_OPTS_TM": agent})
 

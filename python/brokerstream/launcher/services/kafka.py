@@ -4,11 +4,14 @@ three ways, so that any one node may die."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import threading
 from dataclasses import dataclass
 
 from brokerstream.clients import kafka_security
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.config import Config, kafka_node_name
 from brokerstream.common.errors import UserError
 from brokerstream.common.progress import run
 from brokerstream.launcher.services.base import (
@@ -28,9 +31,7 @@ METRICS = "platform/metrics/kafka-jmx.yaml"
 CLUSTER_FILE = "kafka-cluster.properties"
 
 
-def node_name(node: int) -> str:
-    """Node 1 keeps the single broker's name (its data, logs, pid file): `kafka`, `kafka-2`, `kafka-3`."""
-    return "kafka" if node == 1 else f"kafka-{node}"
+node_name = kafka_node_name
 
 
 @dataclass
@@ -53,8 +54,10 @@ class Kafka(Service):
 
     def properties(self) -> str:
         cfg = self.cfg
-        host, (port, cport) = cfg.bind, cfg.kafka_node_ports(self.node)
-        voters = ",".join(f"{n}@{host}:{cfg.kafka_node_ports(n)[1]}" for n in range(1, cfg.kafka_brokers + 1))
+        host, (port, cport) = self.host, cfg.kafka_node_ports(self.node)
+        voters = ",".join(
+            f"{n}@{cfg.host(node_name(n))}:{cfg.kafka_node_ports(n)[1]}" for n in range(1, cfg.kafka_brokers + 1)
+        )
         rf, isr = str(cfg.kafka_replication), str(cfg.kafka_min_insync)
         settings = {
             "process.roles": "broker,controller",
@@ -100,7 +103,7 @@ class Kafka(Service):
     def prepare(self) -> None:
         self.check_cluster_size()
         if self.cfg.kafka_secure:
-            with _format_lock:
+            with _formatting(self.cfg):
                 if kafka_security.ensure_material(self.cfg):
                     print(
                         "[kafka] secure profile: CA, broker certificate and SCRAM passwords made in "
@@ -112,7 +115,7 @@ class Kafka(Service):
         if (self.data / "logs" / "meta.properties").exists():
             return
         id_file = self.cfg.data_dir / "kafka" / "cluster.id"  # node 1's folder; all nodes share the id
-        with _format_lock:
+        with _formatting(self.cfg):
             if not id_file.exists():
                 id_file.parent.mkdir(parents=True, exist_ok=True)
                 id_file.write_text(self.tool_output("kafka.tools.StorageTool", "random-uuid").strip())
@@ -144,7 +147,7 @@ class Kafka(Service):
         want = f"brokers={self.cfg.kafka_brokers}\n"
         if self.cfg.kafka_secure:  # SCRAM users exist only if the log was formatted with them
             want += "security=sasl_ssl\n"
-        with _format_lock:
+        with _formatting(self.cfg):
             if not marker.exists():
                 if (self.cfg.data_dir / "kafka" / "logs" / "meta.properties").exists():
                     marker.write_text("brokers=1\n")  # made before the marker existed: single broker
@@ -187,7 +190,7 @@ class Kafka(Service):
     def healthy(self) -> bool:
         """This node answers metadata on its own listener and the controllers have registered it."""
         port = self.ports()["broker"]
-        if not port_open(self.cfg.bind, port):
+        if not port_open(self.host, port):
             return False
         from confluent_kafka.admin import AdminClient
 
@@ -195,7 +198,7 @@ class Kafka(Service):
             client_conf(
                 self.cfg,
                 kafka_security.ADMIN,
-                bootstrap=f"{self.cfg.bind}:{port}",
+                bootstrap=f"{self.host}:{port}",
                 **{"socket.timeout.ms": 2000, "log_level": 0},
             )
         )
@@ -226,3 +229,18 @@ class ClusterSizeError(UserError):
 
 
 _format_lock = threading.Lock()  # `up` prepares the nodes in parallel threads
+
+
+@contextlib.contextmanager
+def _formatting(cfg: Config):
+    """One node at a time makes the cluster's shared material (its id, the secure profile's CA and
+    passwords, the size marker): the nodes of this launcher's threads, and those other launchers prepare
+    on the same data folder (nodes placed on several hosts, BS_HOSTS)."""
+    path = cfg.data_dir / "kafka-format.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _format_lock, open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

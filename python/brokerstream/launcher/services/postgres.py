@@ -108,7 +108,7 @@ class Postgres(Service):
     def healthy(self) -> bool:
         return (
             subprocess.run(
-                [self.bin("pg_isready"), "-q", "-h", self.cfg.bind, "-p", str(self.cfg.port("postgres"))],
+                [self.bin("pg_isready"), "-q", "-h", self.host, "-p", str(self.cfg.port("postgres"))],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             ).returncode

@@ -23,7 +23,7 @@ class Registry(Service):
 
     def metrics_url(self) -> str | None:
         # Quarkus serves Micrometer's Prometheus registry on the management interface
-        return f"http://{self.cfg.bind}:{self.cfg.port('registry_management')}/metrics"
+        return f"http://{self.host}:{self.cfg.port('registry_management')}/metrics"
 
     def properties(self) -> dict[str, str]:
         host = self.cfg.bind
@@ -36,7 +36,9 @@ class Registry(Service):
             "quarkus.http.access-log.enabled": "false",
             "apicurio.storage.kind": "sql",
             "apicurio.storage.sql.kind": "postgresql",
-            "apicurio.datasource.url": f"jdbc:postgresql://{host}:{self.cfg.port('postgres')}/{self.cfg['BS_REGISTRY_DB']}",
+            "apicurio.datasource.url": (
+                f"jdbc:postgresql://{self.cfg['BS_POSTGRES_HOST']}:{self.cfg.port('postgres')}/{self.cfg['BS_REGISTRY_DB']}"
+            ),
             "apicurio.datasource.username": self.cfg["BS_POSTGRES_USER"],
             "apicurio.datasource.jdbc.initial-size": "2",
             "apicurio.datasource.jdbc.min-size": "2",
@@ -64,5 +66,5 @@ class Registry(Service):
         return Launch(argv=argv, cwd=self.layout.apicurio_home, env=env)
 
     def healthy(self) -> bool:
-        mgmt = f"http://{self.cfg.bind}:{self.cfg.port('registry_management')}"
+        mgmt = f"http://{self.host}:{self.cfg.port('registry_management')}"
         return http_ok(mgmt + "/health/ready") is not None and http_ok(self.cfg.registry_url + "/subjects") is not None

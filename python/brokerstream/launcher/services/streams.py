@@ -47,10 +47,10 @@ class StreamsApp(Service):
             "BROKER_REGISTRY_URL": cfg.registry_url,
             "BROKER_STATE_DIR": str(self.data / "state"),
             "BROKER_STREAM_THREADS": cfg["BS_STREAMS_THREADS"],
-            "BROKER_GATEWAY_HOST": cfg.bind,
-            "BROKER_GATEWAY_ADVERTISED_HOST": cfg.bind,
+            "BROKER_GATEWAY_HOST": self.host,
+            "BROKER_GATEWAY_ADVERTISED_HOST": self.host,
             "BROKER_GATEWAY_PORT": str(cfg.gateway_port(self.instance)),
-            "BROKER_METRICS_HOST": cfg.bind,
+            "BROKER_METRICS_HOST": self.host,
             "BROKER_METRICS_PORT": str(cfg.streams_metrics_port(self.instance)),
             # the secure profile's logins: files, so no password is in the environment or argv
             "BROKER_KAFKA_LOGIN": str(java_client_file(cfg, "streams") or ""),
