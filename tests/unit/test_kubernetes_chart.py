@@ -29,10 +29,21 @@ def helm(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120)
 
 
-def render(*sets: str) -> list[dict]:
+def render_text(*sets: str) -> str:
     proc = helm("template", "bs", str(CHART), "--kube-version", KUBE_VERSION, *(a for s in sets for a in ("--set", s)))
     assert proc.returncode == 0, proc.stderr
-    return [d for d in yaml.safe_load_all(proc.stdout) if d]
+    return proc.stdout
+
+
+def render(*sets: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all(render_text(*sets)) if d]
+
+
+def kubevalidate(manifests: str) -> subprocess.CompletedProcess:
+    binary = Layout(config.load(environ={})).kubevalidate
+    if not binary.exists():
+        pytest.fail(f"{binary} is missing: ./brokerstream install builds it")
+    return subprocess.run([str(binary)], input=manifests, capture_output=True, text=True, timeout=60)
 
 
 def of_kind(docs: list[dict], kind: str) -> list[dict]:
@@ -47,6 +58,37 @@ def docs():
 def test_the_chart_lints():
     proc = helm("lint", str(CHART), "--strict", "--kube-version", KUBE_VERSION)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_core_resources_decode_strictly_into_the_kubernetes_api_types():
+    proc = kubevalidate(render_text())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    assert {w[2] for w in lines if w[0] == "valid"} == {"Service", "StatefulSet", "Deployment", "ConfigMap", "Job"}
+    # the operators' kinds have no API types here: the tests below check them against the native catalogs
+    assert {w[2] for w in lines if w[0] == "unchecked"} == {
+        "Kafka",
+        "KafkaNodePool",
+        "KafkaTopic",
+        "KafkaUser",
+        "KafkaConnect",
+        "KafkaConnector",
+        "FlinkDeployment",
+        "Cluster",
+    }
+
+
+@pytest.mark.parametrize(
+    "spec, wrong",
+    [
+        ("replicaz: 2", "replicaz"),
+        ("replicas: two", "replicas"),
+        ("template: {spec: {containers: [{name: a, image: b, port: 80}]}}", "port"),
+    ],
+)
+def test_the_validator_refuses_what_the_api_server_would(spec, wrong):
+    proc = kubevalidate(f"---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: x}}\nspec:\n  {spec}\n")
+    assert proc.returncode == 1 and wrong in proc.stdout, proc.stdout
 
 
 def test_the_committed_catalog_is_made_from_the_native_catalogs():

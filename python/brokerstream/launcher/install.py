@@ -183,16 +183,11 @@ def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
     say(TAG, f"connect plugin: brokerstream-postgres-sink in {target}")
 
 
-def helm(cfg: Config, layout: Layout) -> None:
-    """Helm from the Go module proxy (`go install`), to lint and render platform/kubernetes/ in the tests."""
-    version = cfg["BS_HELM_VERSION"]
-    stamp = Stamp(layout.stamps / "helm.ok", digest_of(version, str(layout.helm)))
-    if stamp.fresh() and layout.helm.exists():
-        say(TAG, f"helm {version}: cached in {layout.helm}")
-        return
+def _go(layout: Layout) -> tuple[str, dict[str, str]]:
+    """The Go command and an environment that keeps its downloads and builds under .cache/go."""
     go = shutil.which("go") or "/usr/local/go/bin/go"
     if not Path(go).exists():
-        raise StepFailed("helm is built with Go: no `go` on PATH or in /usr/local/go/bin")
+        raise StepFailed("helm and the manifest validator are built with Go: no `go` on PATH or in /usr/local/go/bin")
     gopath = layout.helm.parent.parent
     env = {
         **os.environ,
@@ -202,12 +197,46 @@ def helm(cfg: Config, layout: Layout) -> None:
         "GOFLAGS": "-mod=mod",
         "CGO_ENABLED": "0",
     }
+    return go, env
+
+
+def helm(cfg: Config, layout: Layout) -> None:
+    """Helm from the Go module proxy (`go install`), to lint and render platform/kubernetes/ in the tests."""
+    version = cfg["BS_HELM_VERSION"]
+    stamp = Stamp(layout.stamps / "helm.ok", digest_of(version, str(layout.helm)))
+    if stamp.fresh() and layout.helm.exists():
+        say(TAG, f"helm {version}: cached in {layout.helm}")
+        return
+    go, env = _go(layout)
     with step(TAG, f"helm {version} (go install from the Go module proxy)"):
         run(
             [go, "install", f"helm.sh/helm/v3/cmd/helm@{version}"],
             env=env,
             log=layout.cfg.cache_dir / "logs" / "helm.log",
             what="go install helm",
+        )
+    stamp.mark()
+
+
+def kubevalidate(cfg: Config, layout: Layout) -> None:
+    """platform/kubernetes/validate (its go.mod pins k8s.io/api): the rendered chart's core resources
+    decoded strictly into their API types in the tests."""
+    src = cfg.root / "platform" / "kubernetes" / "validate"
+    stamp = Stamp(
+        layout.stamps / "kubevalidate.ok",
+        digest_of(src / "go.mod", src / "go.sum", src / "main.go", str(layout.kubevalidate)),
+    )
+    if stamp.fresh() and layout.kubevalidate.exists():
+        say(TAG, f"manifest validator: cached in {layout.kubevalidate}")
+        return
+    go, env = _go(layout)
+    with step(TAG, "manifest validator (go build, k8s.io/api from the Go module proxy)"):
+        run(
+            [go, "build", "-o", str(layout.kubevalidate), "."],
+            env=env,
+            cwd=src,
+            log=layout.cfg.cache_dir / "logs" / "kubevalidate.log",
+            what="go build kubevalidate",
         )
     stamp.mark()
 
@@ -225,6 +254,7 @@ STEPS = [
     java_build,
     connect_sink_plugin,
     helm,
+    kubevalidate,
 ]
 
 

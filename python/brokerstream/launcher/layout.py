@@ -32,6 +32,11 @@ class Layout:
         return self.runtime / "kafka" / "lib"
 
     @property
+    def kubevalidate(self) -> Path:
+        """platform/kubernetes/validate built: decodes rendered core manifests strictly into k8s.io/api types."""
+        return self.cfg.cache_dir / "go" / "bin" / "kubevalidate"
+
+    @property
     def helm(self) -> Path:
         """Helm, built from the Go module proxy at BS_HELM_VERSION (renders and lints the Kubernetes chart)."""
         return self.cfg.cache_dir / "go" / "bin" / "helm"
