@@ -100,11 +100,18 @@ class Hosts:
         return killed
 
     def down(self) -> None:
-        for host in PLACEMENT:
-            proc = self.network.run_in(
+        """`down` on every host at once (each stops what runs there), then whatever is left, by pid."""
+        procs = [
+            self.network.run_in(
                 host, [LAUNCHER, "down"], env=host_environ(host), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
             )
-            proc.wait(180)
+            for host in PLACEMENT
+        ]
+        for proc in procs:
+            try:
+                proc.wait(180)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         layout = Layout(self.cfg)  # whatever `down` could not stop
         for name in (s for services in PLACEMENT.values() for s in services):
             pid = layout.pidfile(name).live_pid()
