@@ -13,13 +13,13 @@ to what it measures but its own handful of requests.
 
 from __future__ import annotations
 
-import re
 import time
 import urllib.request
 from dataclasses import dataclass, field
 
 import psutil
 
+from brokerstream.clients.prometheus import samples
 from brokerstream.common.config import Config
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
@@ -38,24 +38,20 @@ KINDS = {
 }
 # CPU groups whose processes are the stack (launcher/cpugroups.py); `clients` are the load generators
 STACK_GROUPS = ("orders", "platform", "pnl", "sync")
-_SAMPLE = re.compile(r"^([a-z_]+)\{([^}]*)\}\s+(\S+)")
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
 def parse_prometheus(text: str) -> dict[tuple[str, str], float]:
     """(kind, name) -> counter from an exporter's text format, summed over the other labels (the
     request versions): ("requests", "Produce"), ("records", "orders"), ("bytes", "orders")."""
     out: dict[tuple[str, str], float] = {}
-    for line in text.splitlines():
-        m = _SAMPLE.match(line)
-        if not m or m.group(1) not in BROKER_FAMILIES:
+    for sample in samples(text):
+        if sample.name not in BROKER_FAMILIES:
             continue
-        labels = dict(_LABEL.findall(m.group(2)))
-        name = labels.get(BROKER_FAMILIES[m.group(1)])
+        name = sample.labels.get(BROKER_FAMILIES[sample.name])
         if name is None:
             continue
-        key = (KINDS[m.group(1)], name)
-        out[key] = out.get(key, 0.0) + float(m.group(3))
+        key = (KINDS[sample.name], name)
+        out[key] = out.get(key, 0.0) + sample.value
     return out
 
 

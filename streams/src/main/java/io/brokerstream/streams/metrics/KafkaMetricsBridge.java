@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapsho
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.PrometheusNaming;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -48,7 +49,7 @@ final class KafkaMetricsBridge implements MultiCollector {
       String prom = name(name);
       Labels labels = labels(name.tags());
       // a metric registered twice under one name and tags (two clients sharing an id) is read once
-      if (!seen.computeIfAbsent(prom, k -> new java.util.HashSet<>()).add(labels)) {
+      if (!seen.computeIfAbsent(prom, k -> new HashSet<>()).add(labels)) {
         continue;
       }
       byName
