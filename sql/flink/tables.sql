@@ -71,8 +71,9 @@ CREATE TABLE order_results (
   'value.avro-confluent.schema' = '${schema:OrderResult}'
 );
 
--- The positions changelog: every version of a position. A key always lands in one partition, so its
--- latest version is the one at the highest offset.
+-- The positions changelog (the order flow's positions store's, which is the positions topic): every
+-- version of a position. A key always lands in one partition, so its latest version is the one at the
+-- highest offset.
 CREATE TABLE positions (
   account_id STRING NOT NULL,
   member_id STRING NOT NULL,
@@ -84,11 +85,12 @@ CREATE TABLE positions (
   realized_pnl DECIMAL(18, 6) NOT NULL,
   version BIGINT NOT NULL,
   updated_ts TIMESTAMP(3) NOT NULL,
+  cash DECIMAL(18, 6) NOT NULL,
   kafka_partition INT METADATA FROM 'partition' VIRTUAL,
   kafka_offset BIGINT METADATA FROM 'offset' VIRTUAL
 ) WITH (
   'connector' = 'kafka',
-  'topic' = 'positions',
+  'topic' = 'brokerstream-orders-positions-changelog',
   'properties.bootstrap.servers' = '${kafka_bootstrap}',
   'properties.isolation.level' = 'read_committed',
   'scan.startup.mode' = 'earliest-offset',

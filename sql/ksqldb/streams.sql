@@ -17,7 +17,7 @@ CREATE STREAM IF NOT EXISTS order_results (order_key STRING KEY)
         TIMESTAMP = 'processed_ts');
 
 CREATE TABLE IF NOT EXISTS positions (position_key STRING PRIMARY KEY)
-  WITH (KAFKA_TOPIC = 'positions', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO');
+  WITH (KAFKA_TOPIC = 'brokerstream-orders-positions-changelog', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO');
 
 CREATE STREAM IF NOT EXISTS price_ticks (tick_key STRING KEY)
   WITH (KAFKA_TOPIC = 'price-ticks', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO',

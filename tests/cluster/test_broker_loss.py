@@ -14,7 +14,7 @@ from collections import Counter
 from confluent_kafka.admin import AdminClient, ConfigResource
 
 from brokerstream.clients.kafka_clients import client_conf
-from brokerstream.common.topics import load_catalog
+from brokerstream.common.topics import POSITIONS, load_catalog
 from brokerstream.launcher.services.kafka import node_name
 
 from ..integration.conftest import launcher
@@ -59,7 +59,7 @@ def test_kill_minus_nine_of_one_broker_loses_nothing_and_needs_no_manual_step(
     with Members(cluster_gateway_for, cluster_world, tag) as members:
         wait_acked(members, 50, 60, "no order acknowledged before the kill")
         # the node leading most partitions of the flow's topics: its death moves the most leaders
-        node = _busiest_leader(cluster, ("orders", "order-results", "positions"))
+        node = _busiest_leader(cluster, ("orders", "order-results", POSITIONS))
         name = node_name(node)
         victim = _pids(cluster_env)[name]
         os.kill(victim, signal.SIGKILL)

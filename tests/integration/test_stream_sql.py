@@ -17,6 +17,7 @@ from decimal import Decimal
 import pytest
 
 from brokerstream.clients.flinksql import SqlSession
+from brokerstream.common.topics import POSITIONS
 from brokerstream.gen.orders import FAULTS, OrderGenerator, OrderMix
 from brokerstream.gen.produce import produce_orders, produce_prices
 from brokerstream.ops import streamsql
@@ -78,7 +79,7 @@ def test_rejects_per_reason_per_minute_add_up_to_the_injected_faults(stack, work
 
 def test_top_positions_by_exposure_are_the_largest_open_positions_at_cost(stack, workload):
     latest = {}
-    for m in read_topic(stack, "positions"):
+    for m in read_topic(stack, POSITIONS):
         if m.timestamp_ms >= workload["since"] and m.value is not None:
             latest[m.key] = m.value  # partition order: a key's last record is its newest
     exposures = sorted(

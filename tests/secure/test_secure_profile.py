@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from brokerstream.clients import kafka_security
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.topics import POSITIONS
 from brokerstream.gen.produce import produce_prices
 
 
@@ -82,15 +83,16 @@ def test_no_principal_but_the_gateway_may_write_orders(secure_stack, principal):
     assert ok[-1] is None, ok
 
 
-def test_only_the_order_flow_may_write_the_book_and_its_triggers(secure_stack):
-    # a trigger names the price an order fills at: a forged one from any other service is refused
+def test_only_the_order_flow_may_write_the_book_its_triggers_and_the_positions(secure_stack):
+    # a trigger names the price an order fills at, and the positions topic is what a restoring task books:
+    # a forged record from any other service is refused
     for principal in ("tools", "connect", "flink"):
         p = Producer(client_conf(secure_stack, principal, **{"message.timeout.ms": 20000}))
         errors = []
-        for topic in ("order-triggers.fast", "order-triggers", "orders.resting"):
+        for topic in ("order-triggers.fast", "order-triggers", "orders.resting", POSITIONS):
             p.produce(topic, b"forged", b"M000001", on_delivery=lambda err, msg, errors=errors: errors.append(err))
         assert p.flush(30) == 0
-        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 3, (
+        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 4, (
             principal,
             errors,
         )

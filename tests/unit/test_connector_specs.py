@@ -5,12 +5,12 @@ import re
 from brokerstream.clients.connectors import RETIRED, load_specs
 from brokerstream.common import config
 from brokerstream.common.config import ROOT
-from brokerstream.common.topics import load_catalog
+from brokerstream.common.topics import POSITIONS, load_catalog
 from brokerstream.loadtest.bench import sink as sink_bench
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
-SYNCED = {"order-results", "order-events", "realized-pnl", "positions", "pnl.mark-snapshots"}
+SYNCED = {"order-results", "order-events", "realized-pnl", POSITIONS, "pnl.mark-snapshots"}
 SINK = "io.brokerstream.connect.postgres.PostgresSinkConnector"
 KAFKA_KEY = ["__connect_topic", "__connect_partition", "__connect_offset"]
 DDL = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
@@ -78,9 +78,9 @@ def test_each_sink_upserts_by_its_tables_primary_key():
 
 def test_what_the_order_flow_writes_is_one_sink_and_one_transaction_per_batch():
     orders = next(s for s in _sinks() if s.name == "sink-orders")
-    assert set(orders.config["topics"].split(",")) == {"order-results", "realized-pnl", "positions", "order-events"}
+    assert set(orders.config["topics"].split(",")) == {"order-results", "realized-pnl", POSITIONS, "order-events"}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner["positions"] != owner["pnl.mark-snapshots"]  # the P&L's cadence never holds the orders' back
+    assert owner[POSITIONS] != owner["pnl.mark-snapshots"]  # the P&L's cadence never holds the orders' back
 
 
 def test_every_sink_is_exactly_once_downstream_and_dead_letters():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from brokerstream.common.config import Config, kafka_node_name
 from brokerstream.common.errors import UserError
+from brokerstream.common.topics import POSITIONS
 
 MECHANISM = "SCRAM-SHA-512"
 # Super user: the brokers among themselves and the launcher (topics, ACLs). The controllers know the
@@ -31,9 +32,10 @@ ORDERS_TOPIC = "orders"
 # What a member sends: its orders and its cancels and amends. Only the gateway,
 # which checked the member's key, writes them.
 MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
-# The book and its way back to the members: the member task fills an order at the price a trigger names, so
-# only the order flow itself (the streams principal) writes them.
-BOOK_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast")
+# The book and its way back to the members (the member task fills an order at the price a trigger names),
+# and the positions topic, which is the order flow's positions store's changelog (a restoring task would
+# book what it holds): only the order flow itself (the streams principal) writes them.
+FLOW_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast", POSITIONS)
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,8 @@ class Acl:
 def acls() -> list[Acl]:
     """The gateway may write orders and cancels and nothing else. Every service principal may do anything
     but that: a DENY beats any ALLOW, so an order or a cancel can only enter Kafka through the gateway,
-    which checked the member's key. The book's topics (entries, triggers) only the streams principal
-    writes. Reading them stays open to the services that process them."""
+    which checked the member's key. The book's topics (entries, triggers) and the positions only the
+    streams principal writes. Reading them stays open to the services that process them."""
     out = [Acl(GATEWAY, "TOPIC", t, op) for t in MEMBER_TOPICS for op in ("WRITE", "DESCRIBE")]
     for p in PRINCIPALS:
         if p in (ADMIN, GATEWAY):
@@ -64,7 +66,7 @@ def acls() -> list[Acl]:
             *(Acl(p, "TOPIC", t, "WRITE", "DENY") for t in MEMBER_TOPICS),
         ]
         if p != STREAMS:
-            out += [Acl(p, "TOPIC", t, "WRITE", "DENY") for t in BOOK_TOPICS]
+            out += [Acl(p, "TOPIC", t, "WRITE", "DENY") for t in FLOW_TOPICS]
     return out
 
 

@@ -11,6 +11,8 @@ from brokerstream.common.config import ROOT, Config
 from brokerstream.common.errors import UserError
 
 CATALOG = ROOT / "platform" / "topics.yaml"
+# The positions topic is the order flow's positions store's changelog, named after its application id.
+POSITIONS = "brokerstream-orders-positions-changelog"
 
 
 class CatalogError(UserError, ValueError):

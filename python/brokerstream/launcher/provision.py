@@ -5,12 +5,31 @@ from __future__ import annotations
 
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.common.config import Config
+from brokerstream.common.errors import UserError
 from brokerstream.common.topics import ensure_topics, load_catalog
 from brokerstream.launcher.stack import Provisioner, Stack
 
+# Topics of an earlier design whose presence means the data folder's state is in a layout this code no
+# longer reads: positions had a topic of their own while the positions store's changelog held a compact
+# layout; the changelog is now the positions topic, in Avro.
+RETIRED_TOPICS = {"positions": "positions now live in the positions store's changelog, in Avro"}
+
+
+def refuse_retired(existing: set[str]) -> None:
+    found = sorted(set(RETIRED_TOPICS) & existing)
+    if found:
+        why = "; ".join(f"{t}: {RETIRED_TOPICS[t]}" for t in found)
+        raise UserError(
+            f"this stack's data was made by an earlier design ({why}); `./brokerstream reset` starts it afresh"
+        )
+
 
 def topics(cfg: Config) -> str:
-    outcome = ensure_topics(client_conf(cfg, "admin"), load_catalog(cfg))
+    from confluent_kafka.admin import AdminClient
+
+    conf = client_conf(cfg, "admin")
+    refuse_retired(set(AdminClient(conf).list_topics(timeout=30).topics))
+    outcome = ensure_topics(conf, load_catalog(cfg))
     created = sum(1 for v in outcome.values() if v != "exists")
     return f"{len(outcome)} in catalog, {created} created or grown"
 

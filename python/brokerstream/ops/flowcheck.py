@@ -20,6 +20,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import registry_client
 from brokerstream.common.config import Config
+from brokerstream.common.topics import POSITIONS
 
 
 @dataclass(frozen=True)
@@ -198,11 +199,11 @@ def latest_positions(cfg: Config) -> dict[str, dict]:
     one partition, so the last is the highest version). Only those are decoded: the topic holds
     every version until compaction catches up."""
     last: dict[str, bytes] = {}
-    for m in read_topic(cfg, "positions", decode=False, timeout=600):
+    for m in read_topic(cfg, POSITIONS, decode=False, timeout=600):
         if m.value is not None:
             last[m.key] = m.value
     deserializer = AvroDeserializer(registry_client(cfg))
-    ctx = SerializationContext("positions", MessageField.VALUE)
+    ctx = SerializationContext(POSITIONS, MessageField.VALUE)
     return {key: deserializer(raw, ctx) for key, raw in last.items()}
 
 

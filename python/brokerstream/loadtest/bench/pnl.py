@@ -36,6 +36,7 @@ from brokerstream.clients.flinkjobs import PNL_JOB, Flink, deploy, stop
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import load_schema
 from brokerstream.common.config import Config
+from brokerstream.common.topics import POSITIONS
 from brokerstream.gen import pgload
 from brokerstream.gen.produce import ProduceReport, _send, produce_ticks, producer, schema_header
 from brokerstream.gen.ticks import TickGenerator
@@ -130,13 +131,13 @@ def write_positions(
     """`count` open positions over BENCH accounts into the positions topic, where the P&L job reads
     them (or, with close, the same positions closed). Returns (positions, in options)."""
     schema = fastavro.parse_schema(load_schema("Position"))
-    header = schema_header(cfg, "positions", "Position")
+    header = schema_header(cfg, POSITIONS, "Position")
     p = producer(cfg, **{"linger.ms": 20})
     report = ProduceReport()
     records = draw_positions(data, count, option_share, seed, close=close)
     for n, record in enumerate(records, 1):
         key = f"{record['account_id']}|{record['instrument_id']}"
-        _send(p, "positions", encode_position(schema, header, record), key.encode(), report)
+        _send(p, POSITIONS, encode_position(schema, header, record), key.encode(), report)
         if n % 5000 == 0:
             p.poll(0)
     if p.flush(60):

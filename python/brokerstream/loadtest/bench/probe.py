@@ -16,6 +16,7 @@ from confluent_kafka.admin import AdminClient
 
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.common.config import Config
+from brokerstream.common.topics import POSITIONS
 from brokerstream.launcher.layout import Layout
 from brokerstream.metrics.collector import GROUPS, group_lags, process_usage
 
@@ -90,7 +91,7 @@ class StackProbe(threading.Thread):
         return Window((end - start).total_seconds(), cpu, rss, series)
 
 
-ORDER_FLOW_TOPICS = ("orders", "order-results", "positions", "realized-pnl")
+ORDER_FLOW_TOPICS = ("orders", "order-results", POSITIONS, "realized-pnl")
 
 
 def order_flow_topic(name: str, app_id: str = "brokerstream-orders") -> bool:

@@ -82,7 +82,7 @@ public final class PnlJob {
             env,
             settings,
             login,
-            "positions",
+            settings.get("positions.topic"),
             OffsetsInitializer.earliest(),
             new InputSchemas.Positions(registry));
     DataStream<PnlInput> instruments =

@@ -58,7 +58,7 @@ class PnlRecordSchemaTest {
     PnlInput position =
         read(
                 new InputSchemas.Positions("unused"),
-                "positions-value",
+                "brokerstream-orders-positions-changelog-value",
                 Position.class,
                 new Position(
                     "A1",
@@ -70,7 +70,8 @@ class PnlRecordSchemaTest {
                     new BigDecimal("2.500000"),
                     BigDecimal.ZERO.setScale(6),
                     4L,
-                    Instant.ofEpochMilli(1)))
+                    Instant.ofEpochMilli(1),
+                    new BigDecimal("750.000000")))
             .get(0);
     assertThat(position.underlyingId).isEqualTo("EQ1");
     assertThat(position.quantity).isEqualTo(-3);

@@ -39,7 +39,10 @@ final class FastCoders {
           Order.class, (Writer<Order>) FastCoders::writeOrder);
 
   private static final Map<Class<?>, DatumReader<?>> READERS =
-      Map.of(Order.class, (Reader<Order>) FastCoders::readOrder);
+      Map.of(
+          Order.class, (Reader<Order>) FastCoders::readOrder,
+          // the order flow reads its stored position once per order
+          Position.class, (Reader<Position>) FastCoders::readPosition);
 
   @SuppressWarnings("unchecked")
   static <T> DatumWriter<T> writer(Class<T> type) {
@@ -118,6 +121,7 @@ final class FastCoders {
     money(out, p.getRealizedPnl());
     out.writeLong(p.getVersion());
     out.writeLong(millis(p.getUpdatedTs()));
+    money(out, p.getCash());
   }
 
   private static void writeRealized(RealizedPnl r, Encoder out) throws IOException {
@@ -161,6 +165,22 @@ final class FastCoders {
     o.setTimeInForce(TimeInForce.values()[in.readEnum()]);
     o.setStopPrice(in.readIndex() == 0 ? null : readMoney(in));
     return o;
+  }
+
+  private static Position readPosition(Decoder in) throws IOException {
+    Position p = new Position();
+    p.setAccountId(in.readString());
+    p.setMemberId(in.readString());
+    p.setInstrumentId(in.readString());
+    p.setUnderlyingId(in.readString());
+    p.setMultiplier(in.readInt());
+    p.setQuantity(in.readLong());
+    p.setAvgCost(readMoney(in));
+    p.setRealizedPnl(readMoney(in));
+    p.setVersion(in.readLong());
+    p.setUpdatedTs(Instant.ofEpochMilli(in.readLong()));
+    p.setCash(readMoney(in));
+    return p;
   }
 
   // --- fields

@@ -94,6 +94,7 @@ class FastCodersTest {
               .setRealizedPnl(money())
               .setVersion(rng.nextLong())
               .setUpdatedTs(ts())
+              .setCash(money())
               .build());
       sameBytes(
           RealizedPnl.class,

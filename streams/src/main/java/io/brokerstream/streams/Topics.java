@@ -17,7 +17,14 @@ public final class Topics {
 
   public static final String ORDERS = "orders";
   public static final String ORDER_RESULTS = "order-results";
-  public static final String POSITIONS = "positions";
+
+  /**
+   * The positions store's changelog, read as the positions topic: Kafka Streams names it {@code
+   * <application.id>-positions-changelog} (the default application id's here; a test keeps the two
+   * in step). A fill writes its position once, for recovery and for every reader.
+   */
+  public static final String POSITIONS = "brokerstream-orders-positions-changelog";
+
   public static final String REALIZED_PNL = "realized-pnl";
 
   /** A member's cancels, keyed by member like its orders. */

@@ -2,6 +2,7 @@ package io.brokerstream.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brokerstream.streams.topology.StoreNames;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -9,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.streams.processor.internals.ProcessorStateManager;
 import org.junit.jupiter.api.Test;
 
 /** Every topic the app names is in the catalog the launcher creates topics from. */
@@ -32,5 +35,14 @@ class TopicsCatalogTest {
         assertThat(catalog).as(f.getName()).contains((String) f.get(null));
       }
     }
+  }
+
+  @Test
+  void thePositionsTopicIsThePositionsStoresChangelogUnderTheDefaultApplicationId() {
+    AppSettings defaults = AppSettings.load(null, Map.of());
+    assertThat(Topics.POSITIONS)
+        .isEqualTo(
+            ProcessorStateManager.storeChangelogTopic(
+                defaults.get("application.id"), StoreNames.POSITIONS, null));
   }
 }

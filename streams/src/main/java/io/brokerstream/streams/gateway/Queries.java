@@ -3,6 +3,7 @@ package io.brokerstream.streams.gateway;
 import io.brokerstream.avro.ApiKey;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.Position;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.state.BookedPosition;
@@ -74,11 +75,14 @@ final class Queries {
   /** An account's positions by instrument; their cash, summed, is what its fills moved. */
   List<KeyValue<String, BookedPosition>> positions(KeyQueryMetadata meta, String accountId) {
     List<KeyValue<String, BookedPosition>> out = new ArrayList<>();
-    ReadOnlyKeyValueStore<String, BookedPosition> store =
+    ReadOnlyKeyValueStore<String, Position> store =
         partitionStore(StoreNames.POSITIONS, meta.partition());
-    try (KeyValueIterator<String, BookedPosition> it = store.prefixScan(accountId + "|", KEYS)) {
+    try (KeyValueIterator<String, Position> it = store.prefixScan(accountId + "|", KEYS)) {
       it.forEachRemaining(
-          kv -> out.add(new KeyValue<>(kv.key.substring(accountId.length() + 1), kv.value)));
+          kv ->
+              out.add(
+                  new KeyValue<>(
+                      kv.key.substring(accountId.length() + 1), BookedPosition.of(kv.value))));
     }
     return out;
   }

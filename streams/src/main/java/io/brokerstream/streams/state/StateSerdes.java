@@ -3,7 +3,6 @@ package io.brokerstream.streams.state;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.rules.AccountEntry;
-import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,45 +13,15 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Compact fixed layouts for the app's own state: every order reads and writes these, so they skip
- * the registry and Avro. A leading version byte leaves room to change a layout.
+ * the registry and Avro. A leading version byte leaves room to change a layout. (Positions are the
+ * exception: their changelog is the positions topic, so the store keeps the Avro record readers
+ * read.)
  */
 public final class StateSerdes {
   private static final byte V1 = 1;
   private static final byte OPEN_ORDER_LAYOUT = 2;
-  private static final byte POSITION_LAYOUT = 2;
 
   private StateSerdes() {}
-
-  /**
-   * A position and the cash its fills moved. Layout 1 held the position alone (cash was an
-   * account's record of its own then); it reads with no cash.
-   */
-  public static Serde<BookedPosition> positions() {
-    return Serdes.serdeFrom(
-        (Serializer<BookedPosition>)
-            (topic, p) ->
-                p == null
-                    ? null
-                    : ByteBuffer.allocate(41)
-                        .put(POSITION_LAYOUT)
-                        .putLong(p.state().quantity())
-                        .putLong(p.state().avgCost())
-                        .putLong(p.state().realized())
-                        .putLong(p.state().version())
-                        .putLong(p.cash())
-                        .array(),
-        (Deserializer<BookedPosition>)
-            (topic, bytes) -> {
-              if (bytes == null) {
-                return null;
-              }
-              boolean withCash = bytes.length == 41 && bytes[0] == POSITION_LAYOUT;
-              ByteBuffer b = withCash ? ByteBuffer.wrap(bytes, 1, 40) : versioned(bytes, 33);
-              PositionState state =
-                  new PositionState(b.getLong(), b.getLong(), b.getLong(), b.getLong());
-              return new BookedPosition(state, withCash ? b.getLong() : 0);
-            });
-  }
 
   public static Serde<RiskState> risk() {
     return Serdes.serdeFrom(

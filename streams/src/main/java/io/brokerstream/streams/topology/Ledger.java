@@ -22,13 +22,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Writes a member's decisions: a fill into its positions (with the cash it moved) and risk stores,
- * and every outcome as the records it emits (result, position, realized P&L, lifecycle event).
- * Shared by the processors of the member's task (new orders, and the triggers, cancels, amends and
- * expiries of working ones), so a fill books the same way whichever way it came.
+ * and every outcome as the records it emits (result, realized P&L, lifecycle event; the positions
+ * store's changelog is the positions topic). Shared by the processors of the member's task (new
+ * orders, and the triggers, cancels, amends and expiries of working ones), so a fill books the same
+ * way whichever way it came.
  */
 final class Ledger {
   static final String RESULTS_SINK = "order-results-sink";
-  static final String POSITIONS_SINK = "positions-sink";
   static final String REALIZED_SINK = "realized-pnl-sink";
   static final String EVENTS_SINK = "order-events-sink";
   static final String RESTING_SINK = "orders-resting-sink";
@@ -41,7 +41,7 @@ final class Ledger {
   static final int MAX_DETAIL = 1024;
 
   private final ProcessorContext<String, SpecificRecord> context;
-  final KeyValueStore<String, BookedPosition> positions;
+  final KeyValueStore<String, Position> positions;
   final KeyValueStore<String, RiskState> risk;
   // The position read for the order being decided: its fill books on top of it without a second
   // read. Kept for that order object only (a record's own), so nothing stale outlives the record.
@@ -61,8 +61,7 @@ final class Ledger {
   }
 
   private BookedPosition booked(String positionKey) {
-    BookedPosition p = positions.get(positionKey);
-    return p == null ? BookedPosition.NONE : p;
+    return BookedPosition.of(positions.get(positionKey));
   }
 
   RiskState risk(String member) {
@@ -109,30 +108,29 @@ final class Ledger {
     BookedPosition before = order == readFor ? read : booked(positionKey);
     readFor = null;
     long cash = Math.addExact(before.cash(), fill.cashDelta());
-    positions.put(positionKey, new BookedPosition(fill.position(), cash));
-    risk.put(member, fill.risk());
     Instant now = now();
+    // The store's changelog is the positions topic: this put is the position's one record.
+    positions.put(
+        positionKey,
+        Position.newBuilder()
+            .setAccountId(order.getAccountId())
+            .setMemberId(member)
+            .setInstrumentId(order.getInstrumentId())
+            .setUnderlyingId(fill.underlyingId())
+            .setMultiplier(fill.multiplier())
+            .setQuantity(fill.position().quantity())
+            .setAvgCost(Micros.toDecimal(fill.position().avgCost()))
+            .setRealizedPnl(Micros.toDecimal(fill.position().realized()))
+            .setVersion(fill.position().version())
+            .setUpdatedTs(now)
+            .setCash(Micros.toDecimal(cash))
+            .build());
+    risk.put(member, fill.risk());
     result
         .setStatus(OrderStatus.ACCEPTED)
         .setFillPrice(Micros.toDecimal(fill.fillPrice()))
         .setRealizedPnl(Micros.toDecimal(fill.realized()));
     context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
-    context.forward(
-        in.withKey(positionKey)
-            .withValue(
-                Position.newBuilder()
-                    .setAccountId(order.getAccountId())
-                    .setMemberId(member)
-                    .setInstrumentId(order.getInstrumentId())
-                    .setUnderlyingId(fill.underlyingId())
-                    .setMultiplier(fill.multiplier())
-                    .setQuantity(fill.position().quantity())
-                    .setAvgCost(Micros.toDecimal(fill.position().avgCost()))
-                    .setRealizedPnl(Micros.toDecimal(fill.position().realized()))
-                    .setVersion(fill.position().version())
-                    .setUpdatedTs(now)
-                    .build()),
-        POSITIONS_SINK);
     if (fill.closedQuantity() > 0) {
       context.forward(
           in.withKey(order.getAccountId())

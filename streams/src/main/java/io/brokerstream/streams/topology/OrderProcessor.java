@@ -37,7 +37,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
   public static final String RESULTS_SINK = Ledger.RESULTS_SINK;
-  public static final String POSITIONS_SINK = Ledger.POSITIONS_SINK;
   public static final String REALIZED_SINK = Ledger.REALIZED_SINK;
 
   private final Placement placement;

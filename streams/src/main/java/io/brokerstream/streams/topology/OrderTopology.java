@@ -5,6 +5,7 @@ import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEvent;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderTrigger;
+import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.money.Micros;
@@ -203,10 +204,10 @@ public final class OrderTopology {
         .addProcessor(
             "decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
         // Positions (with the cash their fills moved) are many and mostly written once per commit:
-        // no record cache in front of them. Risk is per member: the cache folds its many updates
-        // per commit.
-        .addStateStore(
-            memberStore(StoreNames.POSITIONS, inMemory, StateSerdes.positions(), false), "decide")
+        // no record cache in front of them. Their changelog is the positions topic (Avro, what the
+        // P&L job and the Postgres sink read), so a fill writes its position once. Risk is per
+        // member: the cache folds its many updates per commit.
+        .addStateStore(positionsStore(inMemory, serdes), "decide")
         .addStateStore(
             memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
         // Every order id a member used: many, each written once and read once on arrival, kept a
@@ -257,13 +258,6 @@ public final class OrderTopology {
             "decide",
             "working")
         .addSink(
-            Ledger.POSITIONS_SINK,
-            Topics.POSITIONS,
-            keys.serializer(),
-            serdes.position().serializer(),
-            "decide",
-            "working")
-        .addSink(
             Ledger.REALIZED_SINK,
             Topics.REALIZED_PNL,
             keys.serializer(),
@@ -295,6 +289,19 @@ public final class OrderTopology {
         topic,
         Consumed.with(Serdes.String(), values),
         () -> new GlobalStoreUpdater<V>(name, cache));
+  }
+
+  /**
+   * Compacted eagerly, like every latest-per-key topic a reader starts from the beginning of: a
+   * restoring task or the P&L job reads about one record per open position, not every fill.
+   */
+  static final Map<String, String> POSITIONS_TOPIC_CONFIG =
+      Map.of("segment.ms", "60000", "min.cleanable.dirty.ratio", "0.1");
+
+  private static StoreBuilder<KeyValueStore<String, Position>> positionsStore(
+      boolean inMemory, AppSerdes serdes) {
+    return memberStore(StoreNames.POSITIONS, inMemory, serdes.position(), false)
+        .withLoggingEnabled(POSITIONS_TOPIC_CONFIG);
   }
 
   private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(

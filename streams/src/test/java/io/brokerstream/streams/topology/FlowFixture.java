@@ -307,9 +307,11 @@ final class FlowFixture implements AutoCloseable {
   }
 
   private BookedPosition booked(String account, String instrument) {
-    return driver
-        .<String, BookedPosition>getKeyValueStore(StoreNames.POSITIONS)
-        .get(Topics.positionKey(account, instrument));
+    Position stored =
+        driver
+            .<String, Position>getKeyValueStore(StoreNames.POSITIONS)
+            .get(Topics.positionKey(account, instrument));
+    return stored == null ? null : BookedPosition.of(stored);
   }
 
   RiskState risk(String member) {
@@ -321,10 +323,10 @@ final class FlowFixture implements AutoCloseable {
     long cash = 0;
     try (var it =
         driver
-            .<String, BookedPosition>getKeyValueStore(StoreNames.POSITIONS)
+            .<String, Position>getKeyValueStore(StoreNames.POSITIONS)
             .prefixScan(account + "|", new StringSerializer())) {
       while (it.hasNext()) {
-        cash = Math.addExact(cash, it.next().value.cash());
+        cash = Math.addExact(cash, BookedPosition.of(it.next().value).cash());
       }
     }
     return cash;

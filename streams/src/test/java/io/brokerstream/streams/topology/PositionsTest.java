@@ -85,6 +85,10 @@ class PositionsTest {
     assertThat(opened.getAvgCost()).isEqualTo(FlowFixture.money("100"));
     assertThat(opened.getUnderlyingId()).isEqualTo("EQ1");
     assertThat(opened.getVersion()).isEqualTo(1);
+    // the positions topic is the store's changelog: the record readers get is the stored one,
+    // with the cash the fills moved
+    assertThat(opened.getCash()).isEqualTo(FlowFixture.money("-1000"));
+    assertThat(opened.getMemberId()).isEqualTo("M1");
     assertThat(flow.realized.isEmpty()).isTrue(); // opening realizes nothing
 
     flow.price("EQ1", "101");
@@ -93,6 +97,7 @@ class PositionsTest {
     assertThat(record.key()).isEqualTo("A1|EQ1");
     assertThat(record.value().getQuantity()).isEqualTo(6);
     assertThat(record.value().getRealizedPnl()).isEqualTo(FlowFixture.money("4"));
+    assertThat(record.value().getCash()).isEqualTo(FlowFixture.money("-596"));
     RealizedPnl pnl = flow.realized.readValue();
     assertThat(pnl.getClosedQuantity()).isEqualTo(4);
     assertThat(pnl.getAvgCost()).isEqualTo(FlowFixture.money("100"));
