@@ -26,6 +26,23 @@ def test_closing_walks_through_the_same_keys_at_zero():
     assert all(p["quantity"] == 0 and p["version"] == 2 for p in closed)
 
 
+def test_drawn_positions_encode_as_the_position_schema_and_read_back():
+    import io
+
+    import fastavro
+
+    from brokerstream.clients.schemas import load_schema
+    from brokerstream.loadtest.bench.pnl import encode_position
+
+    schema = fastavro.parse_schema(load_schema("Position"))
+    for p in draw_positions(refdata.generate("tiny", 42, AS_OF), 50, 0.3, 7):
+        framed = encode_position(schema, b"\x00\x00\x00\x00\x01", p)
+        assert fastavro.schemaless_reader(io.BytesIO(framed[5:]), schema) == {
+            **p,
+            "updated_ts": dt.datetime.fromtimestamp(p["updated_ts"] / 1000, dt.timezone.utc),
+        }
+
+
 def test_a_deadlock_victim_is_run_again_and_other_errors_are_not():
     import psycopg
     import pytest

@@ -80,10 +80,46 @@ class ProduceReport:
         }
 
 
-def _send(p: Producer, topic: str, value: bytes, key: bytes, report: ProduceReport) -> None:
+def murmur2(data: bytes) -> int:
+    """Kafka's Java murmur2 (org.apache.kafka.common.utils.Utils.murmur2), as a signed 32-bit int."""
+    m, r, mask = 0x5BD1E995, 24, 0xFFFFFFFF
+    length = len(data)
+    h = (0x9747B28C ^ length) & mask
+    for i in range(0, length - length % 4, 4):
+        k = data[i] | data[i + 1] << 8 | data[i + 2] << 16 | data[i + 3] << 24
+        k = (k * m) & mask
+        k ^= k >> r
+        k = (k * m) & mask
+        h = ((h * m) & mask) ^ k
+    tail = length & ~3
+    extra = length % 4
+    if extra == 3:
+        h ^= data[tail + 2] << 16
+    if extra >= 2:
+        h ^= data[tail + 1] << 8
+    if extra >= 1:
+        h ^= data[tail]
+        h = (h * m) & mask
+    h ^= h >> 13
+    h = (h * m) & mask
+    h ^= h >> 15
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def java_partition(key: bytes, partitions: int) -> int:
+    """The partition Java's default partitioner (and Kafka Streams) gives a key."""
+    return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+def _send(
+    p: Producer, topic: str, value: bytes, key: bytes, report: ProduceReport, partition: int | None = None
+) -> None:
     while True:
         try:
-            p.produce(topic, value, key)
+            if partition is None:
+                p.produce(topic, value, key)
+            else:
+                p.produce(topic, value, key, partition=partition)
             return
         except BufferError:  # the local queue is full: let librdkafka drain it
             p.poll(0.05)

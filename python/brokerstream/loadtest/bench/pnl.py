@@ -38,7 +38,7 @@ from brokerstream.clients.schemas import load_schema
 from brokerstream.common.config import Config
 from brokerstream.common.topics import POSITIONS
 from brokerstream.gen import pgload
-from brokerstream.gen.produce import ProduceReport, _send, produce_ticks, producer, schema_header
+from brokerstream.gen.produce import ProduceReport, _send, java_partition, produce_ticks, producer, schema_header
 from brokerstream.gen.ticks import TickGenerator
 from brokerstream.loadtest.bench.stats import summary
 
@@ -120,6 +120,7 @@ def draw_positions(data, count: int, option_share: float, seed: int, *, close: b
                 "realized_pnl": Decimal("0.000000"),
                 "version": 2 if close else 1,
                 "updated_ts": now,
+                "cash": Decimal("0.000000"),
             }
         )
     return out
@@ -129,15 +130,20 @@ def write_positions(
     cfg: Config, data, count: int, option_share: float, seed: int, *, close: bool = False
 ) -> tuple[int, int]:
     """`count` open positions over BENCH accounts into the positions topic, where the P&L job reads
-    them (or, with close, the same positions closed). Returns (positions, in options)."""
+    them (or, with close, the same positions closed). Returns (positions, in options).
+
+    The positions topic is the order flow's positions store's changelog: each goes to its member's
+    partition, where a restoring member task would look for it (a BENCH member places no orders)."""
     schema = fastavro.parse_schema(load_schema("Position"))
     header = schema_header(cfg, POSITIONS, "Position")
     p = producer(cfg, **{"linger.ms": 20})
     report = ProduceReport()
     records = draw_positions(data, count, option_share, seed, close=close)
+    partitions = len(p.list_topics(POSITIONS, timeout=30).topics[POSITIONS].partitions)
     for n, record in enumerate(records, 1):
         key = f"{record['account_id']}|{record['instrument_id']}"
-        _send(p, POSITIONS, encode_position(schema, header, record), key.encode(), report)
+        part = java_partition(record["member_id"].encode(), partitions)
+        _send(p, POSITIONS, encode_position(schema, header, record), key.encode(), report, part)
         if n % 5000 == 0:
             p.poll(0)
     if p.flush(60):
