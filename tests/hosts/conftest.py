@@ -25,6 +25,7 @@ import pytest
 
 from brokerstream.common import config
 from brokerstream.launcher.layout import Layout
+from brokerstream.launcher.procs import wait_gone
 
 from ..integration.conftest import LAUNCHER, ROOT
 from .netns import Inside, Network
@@ -103,14 +104,12 @@ class Hosts:
         """Every host killed the way the test kills host 2. Its data folder is thrown away, so a graceful `down`
         would buy nothing, and it costs over a minute here: with host 2 gone, the last Kafka nodes to stop lose
         their quorum and wait out their grace (a graceful `down` has its own test in tests/integration)."""
+        layout = Layout(self.cfg)
+        pids = [layout.pidfile(name).live_pid() for services in PLACEMENT.values() for name in services]
         for host in PLACEMENT:
             self.kill(host)
-        layout = Layout(self.cfg)
-        for name in (s for services in PLACEMENT.values() for s in services):
-            pid = layout.pidfile(name).live_pid()
-            deadline = time.monotonic() + 30
-            while pid is not None and time.monotonic() < deadline and layout.pidfile(name).live_pid() is not None:
-                time.sleep(0.2)
+        for pid in filter(None, pids):
+            wait_gone(pid, 30)
 
 
 @pytest.fixture(scope="session")

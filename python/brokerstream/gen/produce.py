@@ -111,15 +111,11 @@ def java_partition(key: bytes, partitions: int) -> int:
     return (murmur2(key) & 0x7FFFFFFF) % partitions
 
 
-def _send(
-    p: Producer, topic: str, value: bytes, key: bytes, report: ProduceReport, partition: int | None = None
-) -> None:
+def _send(p: Producer, topic: str, value: bytes, key: bytes, report: ProduceReport, partition: int = -1) -> None:
+    """One record; partition -1 (librdkafka's unassigned) leaves it to the producer's partitioner."""
     while True:
         try:
-            if partition is None:
-                p.produce(topic, value, key)
-            else:
-                p.produce(topic, value, key, partition=partition)
+            p.produce(topic, value, key, partition=partition)
             return
         except BufferError:  # the local queue is full: let librdkafka drain it
             p.poll(0.05)
