@@ -141,3 +141,19 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
                 assert answered[instrument]["quantity"] == qty
                 assert Decimal(answered[instrument]["avg_cost"]) == avg
                 assert Decimal(answered[instrument]["realized_pnl"]) == realized
+
+    # A member's risk is not changelogged: the restarted flow summed it again from the positions it
+    # restored. It must be what the positions add up to (|quantity| x average cost x multiplier
+    # committed, realized P&L), exactly.
+    committed: dict[str, Decimal] = {}
+    realized_by: dict[str, Decimal] = {}
+    for p in published.values():
+        m = p["member_id"]
+        committed[m] = committed.get(m, Decimal(0)) + abs(p["quantity"]) * p["avg_cost"] * p["multiplier"]
+        realized_by[m] = realized_by.get(m, Decimal(0)) + p["realized_pnl"]
+    for member in sorted({member_of[o.account_id] for o in orders if o.expected == "ACCEPTED"}):
+        risk = gateway_for(member).get(f"/members/{member}/risk").json()
+        assert (Decimal(risk["committed"]), Decimal(risk["realized_pnl"])) == (
+            committed[member],
+            realized_by[member],
+        ), member

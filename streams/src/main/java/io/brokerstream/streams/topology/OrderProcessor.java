@@ -19,6 +19,8 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One decision per order, in the task that owns the order's member: read the position and the
@@ -36,6 +38,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * stands. The time that decides is the broker's: the order record's append time.
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
+  private static final Logger log = LoggerFactory.getLogger(OrderProcessor.class);
   public static final String RESULTS_SINK = Ledger.RESULTS_SINK;
   public static final String REALIZED_SINK = Ledger.REALIZED_SINK;
 
@@ -73,6 +76,21 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     working = new WorkingOrders(context);
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
+    // The task's positions and open orders are restored by now: its members' totals are their sums.
+    MemberTotals.Rebuilt totals =
+        MemberTotals.rebuild(
+            ledger.positions,
+            context.getStateStore(StoreNames.OPEN_ORDERS),
+            ledger.risk,
+            context.getStateStore(StoreNames.MEMBER_RESERVED));
+    if (totals.positions() > 0) {
+      log.info(
+          "task {}: the risk of {} members summed from {} positions, the reservations of {}",
+          context.taskId(),
+          totals.riskMembers(),
+          totals.positions(),
+          totals.reservedMembers());
+    }
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task. A
     // working order's id stays taken while it works, however long that is.
     OrderIdSweeper sweeper =

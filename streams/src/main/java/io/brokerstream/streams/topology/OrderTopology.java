@@ -205,15 +205,13 @@ public final class OrderTopology {
             "decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
         // Positions (with the cash their fills moved) are many and mostly written once per commit:
         // no record cache in front of them. Their changelog is the positions topic (Avro, what the
-        // P&L job and the Postgres sink read), so a fill writes its position once. Risk is per
-        // member: the cache folds its many updates per commit.
+        // P&L job and the Postgres sink read), so a fill writes its position once. A member's risk
+        // is a sum over its positions: no changelog, summed again when the task starts.
         .addStateStore(positionsStore(inMemory, serdes), "decide")
-        .addStateStore(
-            memberStore(StoreNames.MEMBER_RISK, inMemory, StateSerdes.risk(), true), "decide")
+        .addStateStore(totalsStore(StoreNames.MEMBER_RISK, StateSerdes.risk()), "decide")
         // Every order id a member used: many, each written once and read once on arrival, kept a
         // day. On disk (RocksDB, bounded memory), not on the heap; no record cache.
-        .addStateStore(
-            memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros(), false), "decide")
+        .addStateStore(memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros()), "decide")
         .addSource(
             "commands-source",
             keys.deserializer(),
@@ -239,15 +237,14 @@ public final class OrderTopology {
             "working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK, StoreNames.ORDER_IDS)
         // Working orders: few next to positions, each written when it rests and when it leaves.
         .addStateStore(
-            memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders(), false),
+            memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders()),
             "decide",
             "working")
+        // The buying power they hold, a sum over them like risk over positions.
         .addStateStore(
-            memberStore(StoreNames.MEMBER_RESERVED, inMemory, StateSerdes.micros(), true),
-            "decide",
-            "working")
+            totalsStore(StoreNames.MEMBER_RESERVED, StateSerdes.micros()), "decide", "working")
         .addStateStore(
-            memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros(), false),
+            memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros()),
             "decide",
             "working")
         .addSink(
@@ -300,17 +297,27 @@ public final class OrderTopology {
 
   private static StoreBuilder<KeyValueStore<String, Position>> positionsStore(
       boolean inMemory, AppSerdes serdes) {
-    return memberStore(StoreNames.POSITIONS, inMemory, serdes.position(), false)
+    return memberStore(StoreNames.POSITIONS, inMemory, serdes.position())
         .withLoggingEnabled(POSITIONS_TOPIC_CONFIG);
   }
 
+  /**
+   * A member's total over other stores of its task (MemberTotals): in memory, no changelog and no
+   * record cache (the cache only spared changelog writes), summed again whenever the task starts.
+   */
+  private static <V> StoreBuilder<KeyValueStore<String, V>> totalsStore(
+      String name, Serde<V> values) {
+    return Stores.keyValueStoreBuilder(HashKeyValueStore.supplier(name), Serdes.String(), values)
+        .withCachingDisabled()
+        .withLoggingDisabled();
+  }
+
   private static <V> StoreBuilder<KeyValueStore<String, V>> memberStore(
-      String name, boolean inMemory, Serde<V> values, boolean cached) {
+      String name, boolean inMemory, Serde<V> values) {
     KeyValueBytesStoreSupplier supplier =
         inMemory ? HashKeyValueStore.supplier(name) : Stores.persistentKeyValueStore(name);
-    // Changelogged: a restarted or moved task rebuilds exactly the committed state.
-    StoreBuilder<KeyValueStore<String, V>> builder =
-        Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
-    return cached ? builder.withCachingEnabled() : builder.withCachingDisabled();
+    // Changelogged: a restarted or moved task rebuilds exactly the committed state. No record
+    // cache: each is written about once per key per commit.
+    return Stores.keyValueStoreBuilder(supplier, Serdes.String(), values).withCachingDisabled();
   }
 }
