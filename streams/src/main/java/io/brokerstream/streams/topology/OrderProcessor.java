@@ -77,6 +77,7 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // The task's positions and open orders are restored by now: its members' totals are their sums.
+    long started = System.nanoTime();
     MemberTotals.Rebuilt totals =
         MemberTotals.rebuild(
             ledger.positions,
@@ -85,11 +86,13 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
             context.getStateStore(StoreNames.MEMBER_RESERVED));
     if (totals.positions() > 0) {
       log.info(
-          "task {}: the risk of {} members summed from {} positions, the reservations of {}",
+          "task {}: the risk of {} members summed from {} positions, the reservations of {}, in"
+              + " {} ms",
           context.taskId(),
           totals.riskMembers(),
           totals.positions(),
-          totals.reservedMembers());
+          totals.reservedMembers(),
+          (System.nanoTime() - started) / 1_000_000);
     }
     // Forget order ids past their retention a slice at a time, so no sweep stalls the task. A
     // working order's id stays taken while it works, however long that is.
