@@ -83,6 +83,44 @@ def stack(stack_env, cfg):
         yield running
 
 
+def live_services(cfg: config.Config) -> set[str]:
+    """The processes of the stack that run now, by their pid files."""
+    from brokerstream.launcher.procs import PidFile
+
+    return {p.stem for p in cfg.run_dir.glob("*.pid") if PidFile(p).live_pid()}
+
+
+def log_tail(cfg: config.Config, service: str, lines: int = 40) -> str:
+    """The errors a service logged and its last lines: what a failed test should show of a death."""
+    try:
+        text = (cfg.log_dir / f"{service}.log").read_text(errors="replace").splitlines()
+    except OSError as e:
+        return f"(no log: {e})"
+    errors = [line for line in text if " ERROR " in line or "Exception" in line or "Error:" in line][-15:]
+    return "\n".join(["errors:", *errors, f"last {lines} lines:", *text[-lines:]])
+
+
+@pytest.fixture(autouse=True)
+def the_stack_outlives_each_test(request):
+    """A process of the shared stack that dies during a test fails that test, with the end of its log,
+    and is started again: the tests after it then run on a whole stack instead of each failing for it."""
+    if "stack" not in request.fixturenames:
+        yield
+        return
+    stack_cfg = request.getfixturevalue("stack")
+    before = live_services(stack_cfg)
+    yield
+    dead = sorted(before - live_services(stack_cfg))
+    if not dead:
+        return
+    report = "\n\n".join(f"--- {name} ---\n{log_tail(stack_cfg, name)}" for name in dead)
+    restarted = launcher(request.getfixturevalue("stack_env"), "up", "--no-install", *dead, check=False)
+    pytest.fail(
+        f"{', '.join(dead)} died during this test (started again: exit {restarted.returncode})\n{report}",
+        pytrace=False,
+    )
+
+
 # --- the order flow's world: reference data in Postgres (Debezium carries it), opening prices --------
 
 REFDATA_SEED = 42

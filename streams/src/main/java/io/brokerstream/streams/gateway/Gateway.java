@@ -579,7 +579,11 @@ public final class Gateway implements AutoCloseable {
           wait,
           where,
           () -> {
-            if (pending.isPending(key)) {
+            PendingOrders.Status<OrderResult> now =
+                pending.status(key, () -> queries.result(where, key));
+            if (now.result() != null) {
+              handle(call, () -> respondResult(call, now.result()));
+            } else if (now.pending()) {
               send(call, 202, pendingBody(orderId));
             } else {
               error(
@@ -616,10 +620,18 @@ public final class Gateway implements AutoCloseable {
 
   /** The stored result, or `otherwise` when there is none yet. */
   private void answerNow(HttpCall call, KeyQueryMetadata where, String key, HttpError otherwise) {
-    OrderResult now = queries.result(where, key);
-    if (now != null) {
+    if (otherwise.status != 404) {
+      OrderResult now = queries.result(where, key);
+      if (now == null) {
+        throw otherwise;
+      }
       respondResult(call, now);
-    } else if (otherwise.status == 404 && pending.isPending(key)) {
+      return;
+    }
+    PendingOrders.Status<OrderResult> now = pending.status(key, () -> queries.result(where, key));
+    if (now.result() != null) {
+      respondResult(call, now.result());
+    } else if (now.pending()) {
       send(call, 202, pendingBody(key.substring(key.indexOf('|') + 1)));
     } else {
       throw otherwise;

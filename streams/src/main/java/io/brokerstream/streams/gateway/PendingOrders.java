@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Orders this gateway wrote to Kafka whose result it has not seen yet: a status poll for one of
@@ -74,6 +75,26 @@ public final class PendingOrders {
       return false;
     }
     return true;
+  }
+
+  /** What a status poll answers: the stored result; else pending or, neither, unknown. */
+  public record Status<R>(R result, boolean pending) {}
+
+  /**
+   * The order's status from {@code stored} (a read of the results store) and this table. A result
+   * is stored before its order leaves this table, so an order found neither stored nor pending may
+   * have been decided between the two looks: the store is read once more, and only an order absent
+   * from that read too is unknown.
+   */
+  public <R> Status<R> status(String resultKey, Supplier<R> stored) {
+    R result = stored.get();
+    if (result != null) {
+      return new Status<>(result, false);
+    }
+    if (isPending(resultKey)) {
+      return new Status<>(null, true);
+    }
+    return new Status<>(stored.get(), false);
   }
 
   int size() {

@@ -2,9 +2,11 @@ package io.brokerstream.streams.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,38 @@ class PendingOrdersTest {
     assertEquals(-1, pending.decided("m2|o9"), "never written here");
     now.addAndGet(61);
     assertEquals(-1, pending.decided("m1|o2"), "past its TTL: not timed");
+  }
+
+  @Test
+  void anOrderDecidedBetweenTheStoreReadAndThePendingLookIsFoundNotUnknown() {
+    pending.accepted("m1|o1");
+    AtomicInteger reads = new AtomicInteger();
+    // the results processor stores the result and then decides the order, right after the first
+    // read
+    PendingOrders.Status<String> status =
+        pending.status(
+            "m1|o1",
+            () -> {
+              if (reads.incrementAndGet() == 1) {
+                pending.decided("m1|o1");
+                return null;
+              }
+              return "ACCEPTED";
+            });
+    assertEquals("ACCEPTED", status.result());
+    assertFalse(status.pending());
+  }
+
+  @Test
+  void aStatusIsTheStoredResultElsePendingElseUnknown() {
+    pending.accepted("m1|o1");
+    assertEquals("FILLED", pending.status("m1|o1", () -> "FILLED").result());
+    PendingOrders.Status<String> waiting = pending.status("m1|o1", () -> null);
+    assertTrue(waiting.pending());
+    assertNull(waiting.result());
+    PendingOrders.Status<String> unknown = pending.status("m2|o1", () -> null);
+    assertFalse(unknown.pending());
+    assertNull(unknown.result());
   }
 
   @Test
