@@ -227,3 +227,68 @@ def test_each_provisioner_runs_once_on_the_host_of_its_first_service(tmp_path):
 def test_a_placement_of_no_known_service_or_without_an_address_is_refused(tmp_path, hosts):
     with pytest.raises(config.ConfigError):
         Stack(cfg_of(tmp_path, BS_HOSTS=hosts))
+
+
+def test_up_right_after_a_kill_starts_a_fresh_process_once_the_dying_one_is_gone(tmp_path):
+    """`up` finds the recorded process still alive but not healthy (killed a moment before; a big JVM takes a
+    while to exit): it waits, and when that process is gone it starts the service instead of failing."""
+    import dataclasses
+    import sys
+    import time
+
+    from brokerstream.launcher.procs import spawn, terminate
+    from brokerstream.launcher.services.base import Launch, Service
+
+    marker = tmp_path / "healthy"
+
+    @dataclasses.dataclass
+    class Marked(Service):
+        def __post_init__(self) -> None:
+            self.name = "marked"
+
+        def launch(self) -> Launch:
+            code = f"import pathlib, time; pathlib.Path({str(marker)!r}).touch(); time.sleep(60)"
+            return Launch([sys.executable, "-c", code])
+
+        def healthy(self) -> bool:
+            return marker.exists()
+
+    cfg = cfg_of(tmp_path, BS_START_TIMEOUT="20")
+    stack = Stack(cfg)
+    svc = Marked(cfg, stack.layout)
+    stack.services[svc.name] = svc
+    pidfile = stack.layout.pidfile(svc.name)
+    dying = spawn(["sleep", "1"], log=svc.log, pidfile=pidfile)
+    t0 = time.monotonic()
+    try:
+        outcome = stack._start_one(svc)
+        assert outcome.ok, outcome.message
+        assert time.monotonic() - t0 >= 0.9  # it waited for the dying process, not started beside it
+        fresh = pidfile.live_pid()
+        assert fresh is not None and fresh != dying
+    finally:
+        terminate(pidfile, grace=5)
+
+
+def test_a_process_it_started_that_exits_before_it_is_healthy_is_a_failed_start(tmp_path):
+    import dataclasses
+
+    from brokerstream.launcher.services.base import Launch, Service
+
+    @dataclasses.dataclass
+    class Crashing(Service):
+        def __post_init__(self) -> None:
+            self.name = "crashing"
+
+        def launch(self) -> Launch:
+            return Launch(["sh", "-c", "echo cannot bind; exit 3"])
+
+        def healthy(self) -> bool:
+            return False
+
+    cfg = cfg_of(tmp_path, BS_START_TIMEOUT="20")
+    stack = Stack(cfg)
+    svc = Crashing(cfg, stack.layout)
+    stack.services[svc.name] = svc
+    outcome = stack._start_one(svc)
+    assert not outcome.ok and "exited before it was healthy" in outcome.message and "cannot bind" in outcome.message

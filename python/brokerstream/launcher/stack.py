@@ -2,7 +2,8 @@
 
 `up` starts every service whose dependencies are healthy, in parallel where it can, waits on each
 service's real health check and prints one line per service with its time to ready. It is idempotent:
-a healthy service is left alone; a dead one (kill -9) is started again. `down` stops only processes
+a healthy service is left alone; a dead one (kill -9) is started again, also one still exiting when
+`up` looks. `down` stops only processes
 whose pid files it wrote, dependents first, gracefully and then forcefully.
 """
 
@@ -19,7 +20,7 @@ from brokerstream.common.config import Config
 from brokerstream.common.progress import say
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
-from brokerstream.launcher.procs import listening_sockets, rss_bytes, spawn, terminate
+from brokerstream.launcher.procs import PidFile, listening_sockets, rss_bytes, spawn, terminate
 from brokerstream.launcher.services import SCALED, Service, all_services, live_extras
 from brokerstream.launcher.services.external import External
 
@@ -179,15 +180,20 @@ class Stack:
         if pid is not None and svc.healthy():
             self.place(svc.name, pid)
             return Outcome(True, f"already running (pid {pid})")
-        if pid is None:
-            svc.prepare()
-            launch = svc.launch()
-            pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd, user=launch.user)
-            self.place(svc.name, pid)
+        # A process found running but not healthy is waited for: it may be starting (another `up`). It
+        # may also be on its way out (killed just before this `up`; a big JVM takes a while to exit):
+        # when it is gone, a fresh one is started rather than the start called failed.
+        spawned = pid is None
+        if spawned:
+            pid = self._spawn(svc, pidfile)
         timeout = self.cfg.int("BS_START_TIMEOUT")
         while not svc.healthy():
             self.place(svc.name, pid)  # what it forked while starting (Postgres' workers, Flink's JVM)
             if pidfile.live_pid() is None:
+                if not spawned:
+                    say(TAG, f"{svc.name:<18} pid {pid} exited before it was healthy: starting it again")
+                    pid, spawned = self._spawn(svc, pidfile), True
+                    continue
                 return Outcome(False, f"exited before it was healthy; last lines of {svc.log}:\n" + log_tail(svc.log))
             if time.monotonic() - t0 > timeout:
                 return Outcome(
@@ -197,6 +203,13 @@ class Stack:
         svc.after_start()
         ports = ",".join(str(p) for p in svc.ports().values())
         return Outcome(True, f"ready in {time.monotonic() - t0:5.1f} s  pid {pid:<7} {svc.host}:{ports}")
+
+    def _spawn(self, svc: Service, pidfile: PidFile) -> int:
+        svc.prepare()
+        launch = svc.launch()
+        pid = spawn(launch.argv, log=svc.log, pidfile=pidfile, env=launch.env, cwd=launch.cwd, user=launch.user)
+        self.place(svc.name, pid)
+        return pid
 
     def place(self, name: str, pid: int) -> None:
         """Puts a service's processes in its CPU group: the leader first, so that what it forks from
