@@ -90,14 +90,17 @@ def live_services(cfg: config.Config) -> set[str]:
     return {p.stem for p in cfg.run_dir.glob("*.pid") if PidFile(p).live_pid()}
 
 
-def log_tail(cfg: config.Config, service: str, lines: int = 40) -> str:
+def death_report(cfg: config.Config, service: str) -> str:
     """The errors a service logged and its last lines: what a failed test should show of a death."""
+    from brokerstream.launcher.stack import log_tail
+
+    log = cfg.log_dir / f"{service}.log"
     try:
-        text = (cfg.log_dir / f"{service}.log").read_text(errors="replace").splitlines()
-    except OSError as e:
-        return f"(no log: {e})"
+        text = log.read_text(errors="replace").splitlines()
+    except OSError:
+        text = []
     errors = [line for line in text if " ERROR " in line or "Exception" in line or "Error:" in line][-15:]
-    return "\n".join(["errors:", *errors, f"last {lines} lines:", *text[-lines:]])
+    return "\n".join(["errors:", *errors, "last lines:", log_tail(log, 40)])
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +116,7 @@ def the_stack_outlives_each_test(request):
     dead = sorted(before - live_services(stack_cfg))
     if not dead:
         return
-    report = "\n\n".join(f"--- {name} ---\n{log_tail(stack_cfg, name)}" for name in dead)
+    report = "\n\n".join(f"--- {name} ---\n{death_report(stack_cfg, name)}" for name in dead)
     restarted = launcher(request.getfixturevalue("stack_env"), "up", "--no-install", *dead, check=False)
     pytest.fail(
         f"{', '.join(dead)} died during this test (started again: exit {restarted.returncode})\n{report}",

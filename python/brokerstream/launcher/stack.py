@@ -3,8 +3,8 @@
 `up` starts every service whose dependencies are healthy, in parallel where it can, waits on each
 service's real health check and prints one line per service with its time to ready. It is idempotent:
 a healthy service is left alone; a dead one (kill -9) is started again, also one still exiting when
-`up` looks. `down` stops only processes
-whose pid files it wrote, dependents first, gracefully and then forcefully.
+`up` looks. `down` stops only processes whose pid files it wrote, dependents first, gracefully and
+then forcefully.
 """
 
 from __future__ import annotations

@@ -620,18 +620,10 @@ public final class Gateway implements AutoCloseable {
 
   /** The stored result, or `otherwise` when there is none yet. */
   private void answerNow(HttpCall call, KeyQueryMetadata where, String key, HttpError otherwise) {
-    if (otherwise.status != 404) {
-      OrderResult now = queries.result(where, key);
-      if (now == null) {
-        throw otherwise;
-      }
-      respondResult(call, now);
-      return;
-    }
     PendingOrders.Status<OrderResult> now = pending.status(key, () -> queries.result(where, key));
     if (now.result() != null) {
       respondResult(call, now.result());
-    } else if (now.pending()) {
+    } else if (now.pending() && otherwise.status == 404) {
       send(call, 202, pendingBody(key.substring(key.indexOf('|') + 1)));
     } else {
       throw otherwise;
