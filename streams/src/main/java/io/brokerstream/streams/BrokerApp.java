@@ -7,6 +7,7 @@ import io.brokerstream.kafka.ClientLogin;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.streams.gateway.Gateway;
+import io.brokerstream.streams.gateway.KeyLocations;
 import io.brokerstream.streams.gateway.OrderSubmitter;
 import io.brokerstream.streams.gateway.PendingOrders;
 import io.brokerstream.streams.gateway.ResultWaiters;
@@ -100,8 +101,11 @@ public final class BrokerApp {
               ? StreamThreadExceptionResponse.REPLACE_THREAD
               : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
+    // where each key's task runs, kept between rebalances: every one passes through a state change
+    KeyLocations locations = new KeyLocations(KeyLocations.of(streams, topology.describe()));
     streams.setStateListener(
         (now, before) -> {
+          locations.forget();
           log.info("state {} -> {}", before, now);
           if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
             stopped.countDown();
@@ -123,7 +127,8 @@ public final class BrokerApp {
           "the orders topics' metadata or schema ids are not known yet; the first orders wait");
     }
     Gateway gateway =
-        new Gateway(settings, streams, submitter, waiters, pending, cache, results, metrics);
+        new Gateway(
+            settings, streams, locations, submitter, waiters, pending, cache, results, metrics);
     metrics.withJvmAndKafka(streams::metrics);
     metrics.serve(settings.get("metrics.host"), settings.getInt("metrics.port"));
     Runtime.getRuntime()

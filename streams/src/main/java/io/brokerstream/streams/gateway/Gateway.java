@@ -152,6 +152,7 @@ public final class Gateway implements AutoCloseable {
   public Gateway(
       AppSettings settings,
       KafkaStreams streams,
+      KeyLocations locations,
       OrderSubmitter submitter,
       ResultWaiters waiters,
       PendingOrders pending,
@@ -166,6 +167,7 @@ public final class Gateway implements AutoCloseable {
     this.queries =
         new Queries(
             streams,
+            locations,
             new HostInfo(settings.get("gateway.advertised-host"), settings.getInt("gateway.port")),
             results);
     this.cache = cache;

@@ -30,13 +30,15 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 final class Queries {
   private static final Serializer<String> KEYS = Serdes.String().serializer();
   private final KafkaStreams streams;
+  private final KeyLocations locations;
   private final HostInfo self;
   private final LocalResults local;
   private final ConcurrentHashMap<String, ReadOnlyKeyValueStore<String, ?>> globals =
       new ConcurrentHashMap<>();
 
-  Queries(KafkaStreams streams, HostInfo self, LocalResults local) {
+  Queries(KafkaStreams streams, KeyLocations locations, HostInfo self, LocalResults local) {
     this.streams = streams;
+    this.locations = locations;
     this.self = self;
     this.local = local;
   }
@@ -47,8 +49,8 @@ final class Queries {
 
   /** The instance whose task owns `key` in `store` (member stores: the member id). */
   KeyQueryMetadata locate(String store, String key) {
-    KeyQueryMetadata meta = streams.queryMetadataForKey(store, key, KEYS);
-    if (meta == null || meta.equals(KeyQueryMetadata.NOT_AVAILABLE) || meta.activeHost() == null) {
+    KeyQueryMetadata meta = locations.locate(store, key);
+    if (!KeyLocations.usable(meta)) {
       throw new HttpError(503, "the order flow is rebalancing; try again shortly");
     }
     return meta;

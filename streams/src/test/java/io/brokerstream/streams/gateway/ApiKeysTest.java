@@ -81,4 +81,13 @@ class ApiKeysTest {
     assertThat(refusal(hash))
         .isEqualTo(401); // presenting the stored hash is not presenting the key
   }
+
+  @Test
+  void each_hash_is_sha256_of_its_key_alone_whatever_was_hashed_before_on_the_thread() {
+    String abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    String empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    assertThat(ApiKeys.sha256("abc")).isEqualTo(abc);
+    assertThat(ApiKeys.sha256("")).isEqualTo(empty);
+    assertThat(ApiKeys.sha256("abc")).isEqualTo(abc);
+  }
 }
