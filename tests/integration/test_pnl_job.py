@@ -15,7 +15,7 @@ from brokerstream.clients.flinkjobs import PNL_JOB, Flink, deploy, stop
 from brokerstream.gen.market_model import load as market_model
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_prices
-from brokerstream.ops.flowcheck import latest_positions, read_topic, wait_drained
+from brokerstream.ops.flowcheck import latest_positions, read_marks, read_topic, wait_drained
 
 MODEL = market_model()  # the one the P&L job values options with
 RATE = MODEL.rate
@@ -48,7 +48,7 @@ def wait_for_marks(
     deadline = time.monotonic() + timeout
     while True:
         found = {}
-        for m in read_topic(stack, "pnl.marks", keys=lambda k: k in instruments):
+        for m in read_marks(stack, instruments):
             v = m.value
             caused = not ticked or (
                 v and v["first_tick_ts"] is not None and v["first_tick_ts"].timestamp() * 1000 >= since_ms
@@ -111,6 +111,12 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
         assert abs(float(v["mark_price"]) - expected) < 1e-5, (instrument_id, v["mark_price"], expected)
     assert options > 0, "the workload holds options too"
     assert len(marks) < len(positions), "marks are per instrument, not per position"
+    # one record per equity, and the latest of each carries every held instrument of it: the compacted
+    # topic alone values every position
+    latest = {m.key: m.value for m in read_topic(stack, "pnl.equity-marks", keys=lambda k: k in underlyings)}
+    for u in underlyings:
+        carried = {h["instrument_id"] for h in latest[u]["marks"]}
+        assert carried >= {p["instrument_id"] for p in positions.values() if p["underlying_id"] == u}, u
 
     # roll-ups: each account's latest record is the sum of its positions at their instruments' latest marks
     # (a later window's option mark may move with time: both are read at the same moment)
@@ -118,7 +124,7 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
     deadline = time.monotonic() + 90
     while True:
         latest = {m.key: m.value for m in read_topic(stack, "pnl.accounts", keys=lambda k: k in accounts)}
-        now = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
+        now = {m.key: m.value["mark_price"] for m in read_marks(stack, held)}
         by_account = Counter()
         for p in positions.values():
             by_account[p["account_id"]] += unrealized(p, now[p["instrument_id"]])
@@ -133,7 +139,7 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
     # Postgres through the order flow's sink, which may still be syncing them: waited for too)
     deadline = time.monotonic() + 60
     while True:
-        wanted = {m.key: m.value["mark_price"] for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)}
+        wanted = {m.key: m.value["mark_price"] for m in read_marks(stack, held)}
         with psycopg.connect(stack.postgres_dsn()) as conn:
             synced = dict(
                 conn.execute(
@@ -200,7 +206,7 @@ def test_stop_with_savepoint_and_resume_leaves_no_gaps_and_no_duplicates(stack, 
     # window's marks again after the restore: the marks are the latest value per key, at least once)
     windows = Counter(
         (m.key, m.value["window_end"])
-        for m in read_topic(stack, "pnl.marks", keys=lambda k: k in held)
+        for m in read_marks(stack, held)
         if m.value and m.value["first_tick_ts"] is not None
     )
     assert windows and max(windows.values()) == 1

@@ -93,10 +93,10 @@ def test_every_sink_is_exactly_once_downstream_and_dead_letters():
 
 def test_the_marks_sink_reads_the_topic_the_pnl_job_snapshots_to():
     # the job's topic names live in Java: a rename on one side only would leave Postgres without P&L
-    java = ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl" / "MarkRecordSchema.java"
-    text = java.read_text()
-    snapshots = re.search(r'MARK_SNAPSHOTS = "([^"]+)"', text).group(1)
-    marks = re.search(r' MARKS = "([^"]+)"', text).group(1)
+    pnl = ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl"
+    snapshots = re.search(r'MARK_SNAPSHOTS = "([^"]+)"', (pnl / "MarkRecordSchema.java").read_text()).group(1)
+    marks = re.search(r' TOPIC = "([^"]+)"', (pnl / "EquityMarksSchema.java").read_text()).group(1)
+    assert {snapshots, marks} <= {t.name for t in load_catalog(config.load(environ={}))}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
     assert owner[snapshots] == "sink-marks"
     assert marks not in owner  # the every-window stream is not synced whole

@@ -13,7 +13,7 @@ def test_catalog_names_every_flow_and_uses_the_partition_knob():
         "price-ticks",
         POSITIONS,
         "realized-pnl",
-        "pnl.marks",
+        "pnl.equity-marks",
         "pnl.accounts",
         "ref.members",
         "ref.accounts",

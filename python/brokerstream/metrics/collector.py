@@ -218,7 +218,7 @@ class Collector:
         self._tail("order-results", handle)
 
     def _pnl_loop(self) -> None:
-        schema = fastavro.parse_schema(load_schema("InstrumentMark"))
+        schema = fastavro.parse_schema(load_schema("EquityMarks"))
 
         def handle(msg, sample: bool) -> None:
             if sample:
@@ -227,7 +227,7 @@ class Collector:
                     now = dt.datetime.now(dt.timezone.utc)
                     self.latency_rows.append([self.run_id, now, "tick_to_pnl", _ms(now) - _ms(v["first_tick_ts"])])
 
-        self._tail("pnl.marks", handle)
+        self._tail("pnl.equity-marks", handle)
 
     # --- the store ---------------------------------------------------------------------------------
     def write(self, client) -> None:

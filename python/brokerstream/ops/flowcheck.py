@@ -207,6 +207,29 @@ def latest_positions(cfg: Config) -> dict[str, dict]:
     return {key: deserializer(raw, ctx) for key, raw in last.items()}
 
 
+EQUITY_MARKS = "pnl.equity-marks"
+
+
+def read_marks(cfg: Config, instruments: set[str] | None = None) -> list[Message]:
+    """The P&L job's marks as one record per instrument, in the order they were written: each record of
+    pnl.equity-marks (one per equity per window, carrying every held instrument of it) opened into
+    {instrument_id, underlying_id, underlying_price, mark_price, window_end, computed_ts, first_tick_ts},
+    keyed by instrument; only `instruments` when given."""
+    out: list[Message] = []
+    for m in read_topic(cfg, EQUITY_MARKS):
+        if not m.value:
+            continue
+        v = m.value
+        for held in v["marks"]:
+            if instruments is None or held["instrument_id"] in instruments:
+                mark = {
+                    k: v[k] for k in ("underlying_id", "underlying_price", "window_end", "computed_ts", "first_tick_ts")
+                }
+                mark.update(held)
+                out.append(Message(held["instrument_id"], mark, m.partition, m.offset, m.timestamp_ms))
+    return out
+
+
 def holdings(cfg: Config) -> dict[str, dict[str, int]]:
     """{account: {instrument: quantity}} of every open position: the generators' starting point."""
     out: dict[str, dict[str, int]] = {}

@@ -213,20 +213,21 @@ def write_positions_sql(
     return len(records), sum(r["underlying_id"] != r["instrument_id"] for r in records)
 
 
-MARKS = "pnl.marks"
+MARKS = "pnl.equity-marks"
 
 
 class LatencySampler(threading.Thread):
-    """Reads pnl.marks from its end; for 1 in `every` marks decodes first_tick_ts (a window writes one
-    mark per held instrument that moved, not one record per position: every mark can be read)."""
+    """Reads pnl.equity-marks from its end; for 1 in `every` records decodes first_tick_ts (a window writes
+    one record per equity whose held instruments' marks moved, not one per position or instrument: every
+    record can be read)."""
 
-    def __init__(self, cfg: Config, isolation: str, every: int = 2):
+    def __init__(self, cfg: Config, isolation: str, every: int = 1):
         super().__init__(daemon=True)
         self.cfg, self.isolation, self.every = cfg, isolation, every
         self.samples: list[float] = []
         self.stopped = threading.Event()
         self.measuring = threading.Event()
-        self.schema = fastavro.parse_schema(load_schema("InstrumentMark"))
+        self.schema = fastavro.parse_schema(load_schema("EquityMarks"))
 
     def run(self) -> None:
         c = Consumer(

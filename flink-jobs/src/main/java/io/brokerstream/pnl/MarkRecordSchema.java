@@ -10,13 +10,10 @@ import java.time.Instant;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 
 /**
- * Marks to their topics: key the instrument id as UTF-8, value an InstrumentMark in the Confluent
- * wire format.
+ * Mark snapshots to their topic: key the instrument id as UTF-8, value an InstrumentMark in the
+ * Confluent wire format.
  */
 public final class MarkRecordSchema {
-  /** Every held instrument's mark when it moves: what fresh position P&L is computed from. */
-  public static final String MARKS = "pnl.marks";
-
   /** Each mark at most once per snapshot interval: what the Postgres sync reads. */
   public static final String MARK_SNAPSHOTS = "pnl.mark-snapshots";
 

@@ -14,7 +14,7 @@ final class MarkState {
   long computedTs;
   long firstTickTs;
 
-  /** What pnl.marks and the snapshot output were last given. */
+  /** What pnl.equity-marks was last given. */
   long emitted = UNKNOWN;
 
   long snapshotted = UNKNOWN;

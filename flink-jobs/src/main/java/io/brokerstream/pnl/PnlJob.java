@@ -106,7 +106,17 @@ public final class PnlJob {
         PnlPipeline.build(ticks.union(positions, instruments, volatilities), settings);
     String prefix = settings.get("transactional-id-prefix");
     out.marks()
-        .sinkTo(sink(settings, login, prefix + "-marks", marks(settings, MarkRecordSchema.MARKS)))
+        .sinkTo(
+            sink(
+                settings,
+                login,
+                prefix + "-marks",
+                KafkaRecordSerializationSchema.<EquityMarksRecord>builder()
+                    .setTopic(EquityMarksSchema.TOPIC)
+                    .setKeySerializationSchema(new EquityMarksSchema.Keys())
+                    .setValueSerializationSchema(
+                        new EquityMarksSchema.Values(settings.get("registry.url")))
+                    .build()))
         .name("marks to Kafka")
         .uid("pnl-sink-marks");
     out.snapshots()

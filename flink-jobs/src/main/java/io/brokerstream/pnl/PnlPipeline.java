@@ -9,18 +9,19 @@ public final class PnlPipeline {
   private PnlPipeline() {}
 
   /**
-   * The job's outputs: the marks of held instruments straight from the revaluation, the same marks
-   * at most once per snapshot interval per instrument (for the database sync), and the roll-ups.
+   * The job's outputs: the marks of held instruments straight from the revaluation (one record per
+   * equity), the same marks at most once per snapshot interval per instrument (for the database
+   * sync), and the roll-ups.
    */
   public record Outputs(
-      DataStream<MarkRecord> marks,
+      DataStream<EquityMarksRecord> marks,
       DataStream<MarkRecord> snapshots,
       DataStream<PnlRecord> rollUps) {}
 
   /** Marks leave by their own sinks, chained to the revaluation: no network hop between. */
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
     MarketModel market = MarketModel.load(); // the order flow's model too: one definition
-    SingleOutputStreamOperator<MarkRecord> marks =
+    SingleOutputStreamOperator<EquityMarksRecord> marks =
         inputs
             .keyBy(in -> in.underlyingId)
             .process(

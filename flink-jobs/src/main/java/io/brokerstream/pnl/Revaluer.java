@@ -38,13 +38,15 @@ import org.apache.flink.util.OutputTag;
  * spreads over the window instead of landing at one instant.
  *
  * <p>What leaves grows with what moved, not with what is held. The main output is one {@link
- * MarkRecord} per held instrument whose mark moved in the window (the equity's price, each option's
- * model value, each computed once however many positions hold it): a position's P&L is its quantity
- * and cost at its instrument's mark, which every reader can join. The account roll-ups get, on the
- * side output {@link #ACCOUNT_DELTAS}, one exact delta per account whose positions moved: each
- * position remembers what the roll-up was last told of it, so the roll-up holds no copy of the
- * positions. A position that changes without a tick is revalued at the end of the current window at
- * the last price; a closed one leaves its account's totals at once.
+ * EquityMarksRecord} per equity per window in which a held instrument's mark moved, carrying the
+ * marks of all its held instruments (the equity's price, each option's model value, each computed
+ * once however many positions hold it): a position's P&L is its quantity and cost at its
+ * instrument's mark, which every reader can join, and the latest record per equity values every
+ * position in it. The account roll-ups get, on the side output {@link #ACCOUNT_DELTAS}, one exact
+ * delta per account whose positions moved: each position remembers what the roll-up was last told
+ * of it, so the roll-up holds no copy of the positions. A position that changes without a tick is
+ * revalued at the end of the current window at the last price; a closed one leaves its account's
+ * totals at once.
  *
  * <p>Marks also go, at most once per {@code snapshotMs} per instrument, to the side output {@link
  * #SNAPSHOTS}: the copy a database sync can keep up with. The first window of each snapshot period
@@ -52,7 +54,7 @@ import org.apache.flink.util.OutputTag;
  * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity
  * stops ticking (their last values again: no revaluation, nothing new for the other outputs).
  */
-public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
+public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarksRecord>
     implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS =
@@ -126,7 +128,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
   }
 
   @Override
-  public void processElement(PnlInput in, Context ctx, Collector<MarkRecord> out) throws Exception {
+  public void processElement(PnlInput in, Context ctx, Collector<EquityMarksRecord> out)
+      throws Exception {
     switch (in.kind) {
       case TICK -> {
         PnlInput last = price.value();
@@ -295,6 +298,42 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return true;
   }
 
+  /**
+   * Every held instrument of the book with a known mark, each once: what a reader needs to value
+   * every position of the equity from this record alone. All are at the latest price (a tick
+   * revalues every held instrument; without one, marks are from the same price).
+   */
+  private static EquityMarksRecord heldMarks(
+      PositionBook b,
+      String underlying,
+      long spotMicros,
+      long windowEnd,
+      long computed,
+      long firstTickTs) {
+    Map<String, MarkState> held = new LinkedHashMap<>();
+    for (PnlInput p : b.positions.values()) {
+      if (!held.containsKey(p.instrumentId)) {
+        MarkState m = markOf(b, p);
+        // a mark the model could not bring to this price (no volatility yet) is left out, not sent
+        // beside a price it was not valued at
+        if (m != null && m.micros != MarkState.UNKNOWN && m.underlyingMicros == spotMicros) {
+          held.put(p.instrumentId, m);
+        }
+      }
+    }
+    String[] ids = new String[held.size()];
+    long[] marks = new long[held.size()];
+    int i = 0;
+    for (Map.Entry<String, MarkState> e : held.entrySet()) {
+      MarkState m = e.getValue();
+      ids[i] = e.getKey();
+      marks[i++] = m.micros;
+      m.emitted = m.micros;
+    }
+    return new EquityMarksRecord(
+        underlying, spotMicros, windowEnd, computed, firstTickTs, ids, marks);
+  }
+
   /** The first end of this equity's windows in the snapshot period after {@code windowEnd}'s. */
   long nextPeriodWindowEnd(long windowEnd, String underlying) {
     long periodStart = (Math.floorDiv(windowEnd, snapshotMs) + 1) * snapshotMs;
@@ -363,7 +402,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
   }
 
   @Override
-  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out)
+  public void onTimer(long windowEnd, OnTimerContext ctx, Collector<EquityMarksRecord> out)
       throws Exception {
     long now = ctx.timerService().currentProcessingTime();
     if (!pendingDeltas.isEmpty() && now - lastFlush >= deltaFlushMs) {
@@ -389,7 +428,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     return snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
   }
 
-  private void revalue(long windowEnd, OnTimerContext ctx, Collector<MarkRecord> out)
+  private void revalue(long windowEnd, OnTimerContext ctx, Collector<EquityMarksRecord> out)
       throws Exception {
     long started = System.nanoTime();
     String underlying = ctx.getCurrentKey();
@@ -419,7 +458,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
     long computed = ctx.timerService().currentProcessingTime();
     Double sigma = volatility.value();
     Map<String, PnlDelta> deltas = new HashMap<>();
-    Map<String, MarkState> moved =
+    Map<String, MarkState> valued =
         new LinkedHashMap<>(); // instrument -> mark valued in this window
     long revalued = 0;
     for (PnlInput p : due) {
@@ -430,7 +469,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
         unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
         continue;
       }
-      moved.putIfAbsent(p.instrumentId, m);
+      valued.putIfAbsent(p.instrumentId, m);
       long units = Math.multiplyExact(p.quantity, (long) p.multiplier);
       long marketValue = Math.multiplyExact(units, m.micros);
       long costBasis = Math.multiplyExact(units, p.avgCostMicros);
@@ -456,16 +495,19 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, MarkRecord>
       }
       revalued++;
     }
-    for (Map.Entry<String, MarkState> e : moved.entrySet()) {
+    boolean moved = false;
+    for (Map.Entry<String, MarkState> e : valued.entrySet()) {
       MarkState m = e.getValue();
-      if (m.micros != m.emitted) {
-        out.collect(MarkRecord.of(e.getKey(), underlying, m));
-        m.emitted = m.micros;
-        marksWritten.inc();
-      }
+      moved |= m.micros != m.emitted;
       if (m.unsnapshotted()) {
         b.unsnapshotted.put(e.getKey(), m);
       }
+    }
+    if (moved) {
+      EquityMarksRecord marks =
+          heldMarks(b, underlying, tick.priceMicros, windowEnd, computed, ticked ? tickTs : 0L);
+      out.collect(marks);
+      marksWritten.inc(marks.size());
     }
     if (snapshot) {
       for (Map.Entry<String, MarkState> e : b.unsnapshotted.entrySet()) {

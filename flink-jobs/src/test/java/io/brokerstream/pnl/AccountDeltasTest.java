@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  */
 class AccountDeltasTest {
   static final long FLUSH = 3 * W;
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> h;
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> harness(
       OperatorSubtaskState restore) throws Exception {
     return Harnesses.revaluer(new Revaluer(W, false, 0, FLUSH, PRICER), restore);
   }

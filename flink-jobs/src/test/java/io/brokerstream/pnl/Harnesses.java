@@ -15,7 +15,7 @@ final class Harnesses {
   private Harnesses() {}
 
   /** A revaluer keyed by underlying, opened (from {@code restore} when not null). */
-  static KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> revaluer(
+  static KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> revaluer(
       Revaluer revaluer, OperatorSubtaskState restore) throws Exception {
     return opened(
         new KeyedOneInputStreamOperatorTestHarness<>(

@@ -23,14 +23,14 @@ class MarkSnapshotsTest {
   static final long PERIOD =
       5 * W; // T0 is on this grid: windows ending T0+W .. T0+4W share a period
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> h;
 
   @BeforeEach
   void open() throws Exception {
     h = harness(null);
   }
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> harness(
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> harness(
       OperatorSubtaskState restore) throws Exception {
     return Harnesses.revaluer(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER), restore);
   }
@@ -51,7 +51,8 @@ class MarkSnapshotsTest {
     h.getOutput().clear();
     Harnesses.drain(h, Revaluer.SNAPSHOTS);
     h.setProcessingTime(time);
-    return new Out(h.extractOutputValues(), Harnesses.drain(h, Revaluer.SNAPSHOTS));
+    return new Out(
+        RevaluerTest.marks(h.extractOutputValues()), Harnesses.drain(h, Revaluer.SNAPSHOTS));
   }
 
   @Test

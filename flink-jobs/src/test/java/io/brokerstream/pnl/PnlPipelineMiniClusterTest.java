@@ -99,8 +99,7 @@ class PnlPipelineMiniClusterTest {
     PnlPipeline.Outputs outputs = PnlPipeline.build(in, settings);
     // one stream of both kinds, to collect: marks as PnlRecords of no scope carrying the mark's
     // fields
-    DataStream<PnlRecord> all =
-        outputs.marks().map(PnlPipelineMiniClusterTest::asRecord).union(outputs.rollUps());
+    DataStream<PnlRecord> all = outputs.marks().flatMap(new AsRecords()).union(outputs.rollUps());
     List<PnlRecord> out = new ArrayList<>();
     try (CloseableIterator<PnlRecord> it = all.executeAndCollect("pnl-minicluster")) {
       it.forEachRemaining(out::add);
@@ -140,14 +139,22 @@ class PnlPipelineMiniClusterTest {
         .isEqualTo(7 * Micros.parse("5.49"));
   }
 
-  static PnlRecord asRecord(MarkRecord m) {
-    PnlRecord r = new PnlRecord();
-    r.instrumentId = m.instrumentId;
-    r.underlyingId = m.underlyingId;
-    r.markPriceMicros = m.markMicros;
-    r.underlyingPriceMicros = m.underlyingPriceMicros;
-    r.windowEnd = m.windowEnd;
-    return r;
+  /** An equity's marks as PnlRecords of no scope, one per instrument. */
+  static final class AsRecords
+      implements org.apache.flink.api.common.functions.FlatMapFunction<
+          EquityMarksRecord, PnlRecord> {
+    @Override
+    public void flatMap(EquityMarksRecord m, org.apache.flink.util.Collector<PnlRecord> out) {
+      for (int i = 0; i < m.size(); i++) {
+        PnlRecord r = new PnlRecord();
+        r.instrumentId = m.instrumentIds[i];
+        r.underlyingId = m.underlyingId;
+        r.markPriceMicros = m.markMicros[i];
+        r.underlyingPriceMicros = m.underlyingPriceMicros;
+        r.windowEnd = m.windowEnd;
+        out.collect(r);
+      }
+    }
   }
 
   static PnlRecord last(List<PnlRecord> out, PnlRecord.Scope scope, String key) {

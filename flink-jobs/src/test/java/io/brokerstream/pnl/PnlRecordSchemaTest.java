@@ -2,6 +2,7 @@ package io.brokerstream.pnl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brokerstream.avro.EquityMarks;
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.InstrumentMark;
@@ -162,7 +163,7 @@ class PnlRecordSchemaTest {
   }
 
   @Test
-  void marksEncodeAsInstrumentMarksKeyedByTheirInstrument() {
+  void markSnapshotsEncodeAsInstrumentMarksKeyedByTheirInstrument() {
     MarkRecord m = new MarkRecord();
     m.instrumentId = "OC1";
     m.underlyingId = "EQ1";
@@ -170,9 +171,10 @@ class PnlRecordSchemaTest {
     m.markMicros = Micros.parse("4.123456");
     m.windowEnd = 5000;
     m.computedTs = 5010;
-    var values = new MarkRecordSchema.Values("unused", MarkRecordSchema.MARKS);
+    var values = new MarkRecordSchema.Values("unused", MarkRecordSchema.MARK_SNAPSHOTS);
     registry.register(
-        "pnl.marks-value", RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
+        "pnl.mark-snapshots-value",
+        RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
     values.useRegistry(registry);
     InstrumentMark back =
         AvroCodec.specific(InstrumentMark.class, registry, false).decode(values.serialize(m));
@@ -183,5 +185,37 @@ class PnlRecordSchemaTest {
     assertThat(back.getWindowEnd()).isEqualTo(Instant.ofEpochMilli(5000));
     assertThat(back.getFirstTickTs()).isNull(); // no tick caused it
     assertThat(new MarkRecordSchema.Keys().serialize(m)).isEqualTo("OC1".getBytes());
+  }
+
+  @Test
+  void anEquitysMarksEncodeAsOneRecordKeyedByTheEquity() {
+    EquityMarksRecord m =
+        new EquityMarksRecord(
+            "EQ1",
+            Micros.parse("101"),
+            5000,
+            5010,
+            4990,
+            new String[] {"EQ1", "OC1", "OP2"},
+            new long[] {Micros.parse("101"), Micros.parse("4.123456"), Micros.parse("0.000001")});
+    var values = new EquityMarksSchema.Values("unused");
+    registry.register(
+        "pnl.equity-marks-value",
+        RegistrySchemas.withoutJavaProperties(EquityMarks.getClassSchema()));
+    values.useRegistry(registry);
+    EquityMarks back =
+        AvroCodec.specific(EquityMarks.class, registry, false).decode(values.serialize(m));
+    assertThat(back.getUnderlyingId()).isEqualTo("EQ1");
+    assertThat(back.getUnderlyingPrice()).isEqualByComparingTo("101");
+    assertThat(back.getWindowEnd()).isEqualTo(Instant.ofEpochMilli(5000));
+    assertThat(back.getComputedTs()).isEqualTo(Instant.ofEpochMilli(5010));
+    assertThat(back.getFirstTickTs()).isEqualTo(Instant.ofEpochMilli(4990));
+    assertThat(back.getMarks())
+        .extracting(h -> h.getInstrumentId(), h -> h.getMarkPrice().toPlainString())
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("EQ1", "101.000000"),
+            org.assertj.core.groups.Tuple.tuple("OC1", "4.123456"),
+            org.assertj.core.groups.Tuple.tuple("OP2", "0.000001"));
+    assertThat(new EquityMarksSchema.Keys().serialize(m)).isEqualTo("EQ1".getBytes());
   }
 }

@@ -32,7 +32,7 @@ class RevaluerTest {
       new io.brokerstream.pricing.OptionPricer(
           RATE, MODEL.americanPutHorizonYears(), MODEL.daysPerYear());
 
-  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, MarkRecord> h;
+  KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> h;
 
   @BeforeEach
   void open() throws Exception {
@@ -49,11 +49,34 @@ class RevaluerTest {
     h.processElement(input, 0L);
   }
 
-  /** Moves the clock: the marks written meanwhile. */
-  List<MarkRecord> fire(long time) throws Exception {
+  /** The equities' records written meanwhile, as the clock moves to `time`. */
+  List<EquityMarksRecord> fireRecords(long time) throws Exception {
     h.getOutput().clear();
     h.setProcessingTime(time);
     return h.extractOutputValues();
+  }
+
+  /** Moves the clock: the marks written meanwhile, one per instrument per equity record. */
+  List<MarkRecord> fire(long time) throws Exception {
+    return marks(fireRecords(time));
+  }
+
+  static List<MarkRecord> marks(List<EquityMarksRecord> records) {
+    List<MarkRecord> out = new java.util.ArrayList<>();
+    for (EquityMarksRecord r : records) {
+      for (int i = 0; i < r.size(); i++) {
+        MarkRecord m = new MarkRecord();
+        m.instrumentId = r.instrumentIds[i];
+        m.underlyingId = r.underlyingId;
+        m.underlyingPriceMicros = r.underlyingPriceMicros;
+        m.markMicros = r.markMicros[i];
+        m.windowEnd = r.windowEnd;
+        m.computedTs = r.computedTs;
+        m.firstTickTs = r.firstTickTs;
+        out.add(m);
+      }
+    }
+    return out;
   }
 
   static PnlInput tick(String id, String price, long ts) {
@@ -182,6 +205,58 @@ class RevaluerTest {
   }
 
   @Test
+  void aWindowWritesOneRecordPerEquityCarryingEveryHeldInstrumentAtOnePrice() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OX", "EQ1", false, true, Micros.parse("80"), MATURITY, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 2, Micros.parse("9"), 1));
+    in(PnlInput.position("A2", "M1", "OC", "EQ1", 100, -1, Micros.parse("11"), 1));
+    in(PnlInput.position("A1", "M1", "OP", "EQ1", 100, 3, Micros.parse("6"), 1));
+    in(equity("A1", "EQ1", 100, "95", 1));
+    in(equity("A1", "EQ2", 5, "50", 1));
+    in(tick("EQ1", "100", T0 + 1));
+    in(tick("EQ1", "101", T0 + 2));
+    in(tick("EQ2", "55", T0 + 3));
+    List<EquityMarksRecord> out = fireRecords(T0 + W);
+    assertThat(out).extracting(r -> r.underlyingId).containsExactlyInAnyOrder("EQ1", "EQ2");
+    EquityMarksRecord eq1 =
+        out.stream().filter(r -> r.underlyingId.equals("EQ1")).findFirst().get();
+    // the options held (OX is held by nobody), each once however many positions hold it
+    assertThat(eq1.instrumentIds).containsExactlyInAnyOrder("EQ1", "OC", "OP");
+    assertThat(eq1.underlyingPriceMicros).isEqualTo(Micros.parse("101"));
+    assertThat(eq1.markOf("EQ1")).isEqualTo(Micros.parse("101"));
+    double years = PRICER.yearsToExpiry(MATURITY, T0 + W);
+    assertThat(eq1.markOf("OC"))
+        .isEqualTo(Micros.ofModel(BlackScholes.price(OptionType.CALL, 101, 100, years, RATE, 0.2)));
+    assertThat(eq1.windowEnd).isEqualTo(T0 + W);
+    assertThat(eq1.firstTickTs).isEqualTo(T0 + 1);
+  }
+
+  @Test
+  void aNewlyHeldInstrumentWithoutATickSendsTheWholeEquityAgain() throws Exception {
+    in(PnlInput.volatility("EQ1", 0.2));
+    in(PnlInput.optionTerms("OC", "EQ1", true, false, Micros.parse("100"), MATURITY, 100));
+    in(PnlInput.optionTerms("OP", "EQ1", false, true, Micros.parse("100"), MATURITY, 100));
+    in(equity("A1", "EQ1", 10, "95", 1));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 1, Micros.parse("9"), 1));
+    in(tick("EQ1", "100", T0 + 1));
+    EquityMarksRecord first = fireRecords(T0 + W).get(0);
+    assertThat(first.instrumentIds).containsExactlyInAnyOrder("EQ1", "OC");
+    // a fill in the put, no tick: its first mark, and the others with it (the latest record per
+    // equity in the compacted topic must value every position)
+    in(PnlInput.position("A2", "M1", "OP", "EQ1", 100, 1, Micros.parse("6"), 1));
+    EquityMarksRecord second = fireRecords(T0 + 2 * W).get(0);
+    assertThat(second.instrumentIds).containsExactlyInAnyOrder("EQ1", "OC", "OP");
+    assertThat(second.markOf("OC")).isEqualTo(first.markOf("OC"));
+    assertThat(second.underlyingPriceMicros).isEqualTo(Micros.parse("100"));
+    assertThat(second.firstTickTs).isZero(); // no tick caused it
+    // a fill in an instrument already marked, no tick: nothing moved, nothing written
+    in(PnlInput.position("A3", "M1", "OP", "EQ1", 100, 2, Micros.parse("6"), 1));
+    assertThat(fireRecords(T0 + 3 * W)).isEmpty();
+  }
+
+  @Test
   void expiredOptionsAreWorthTheirIntrinsicValue() throws Exception {
     int yesterday = (int) LocalDate.of(2025, 12, 31).toEpochDay();
     in(PnlInput.volatility("EQ1", 0.3));
@@ -204,7 +279,7 @@ class RevaluerTest {
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("100"));
     in(equity("A1", "EQ1", 20, "105", 2));
     in(equity("A1", "EQ1", 5, "1", 1)); // an older version replayed: ignored
-    assertThat(fire(T0 + 2 * W)).isEmpty(); // the mark did not move: nothing for pnl.marks
+    assertThat(fire(T0 + 2 * W)).isEmpty(); // the mark did not move: nothing for pnl.equity-marks
     assertThat(accountTotals.get("A1")[3]).isEqualTo(1);
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("100")); // 20 at 105, worth 110
     assertThat(accountTotals.get("A1"))

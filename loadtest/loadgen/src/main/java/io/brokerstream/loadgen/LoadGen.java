@@ -1,7 +1,7 @@
 package io.brokerstream.loadgen;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.brokerstream.avro.InstrumentMark;
+import io.brokerstream.avro.EquityMarks;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.serde.AvroCodec;
@@ -56,7 +56,7 @@ public final class LoadGen {
         new PnlWatcher(
             plan.bootstrap(),
             plan.watcherKafka(),
-            AvroCodec.specific(InstrumentMark.class, registry, false),
+            AvroCodec.specific(EquityMarks.class, registry, false),
             plan.pnlPartitionStride(),
             plan.pnlSampleOneIn());
     daemon(results, "results-watcher").start();

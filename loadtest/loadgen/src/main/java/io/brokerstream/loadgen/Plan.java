@@ -62,6 +62,7 @@ public record Plan(
     resultWaitMs = resultWaitMs <= 0 ? 10_000 : resultWaitMs;
     maxInFlight = maxInFlight <= 0 ? 4_000 : maxInFlight;
     pnlPartitionStride = pnlPartitionStride <= 0 ? 2 : pnlPartitionStride;
-    pnlSampleOneIn = pnlSampleOneIn <= 0 ? 2 : pnlSampleOneIn;
+    // one record per equity per window: every record of the watched partitions is sampled
+    pnlSampleOneIn = pnlSampleOneIn <= 0 ? 1 : pnlSampleOneIn;
   }
 }

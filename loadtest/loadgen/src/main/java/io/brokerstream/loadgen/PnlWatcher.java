@@ -1,6 +1,6 @@
 package io.brokerstream.loadgen;
 
-import io.brokerstream.avro.InstrumentMark;
+import io.brokerstream.avro.EquityMarks;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.trace.Stages;
 import java.time.Duration;
@@ -15,11 +15,12 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Tick -> P&L visible, as a read_committed reader of pnl.marks sees it (a mark is what a position's
- * P&L moves with): for a sample of the marks (every {@code stride}-th partition, one record in
- * {@code oneIn}), the time from the earliest tick of its window to now, split into the P&L window
- * (tick to window end), the revaluation (window end to computed) and the commit (computed to
- * visible: the write, and with an exactly-once P&L job its checkpoint).
+ * Tick -> P&L visible, as a read_committed reader of pnl.equity-marks sees it (a mark is what a
+ * position's P&L moves with; a record carries an equity's): for a sample of the records (every
+ * {@code stride}-th partition, one record in {@code oneIn}), the time from the earliest tick of its
+ * window to now, split into the P&L window (tick to window end), the revaluation (window end to
+ * computed) and the commit (computed to visible: the write, and with an exactly-once P&L job its
+ * checkpoint).
  */
 final class PnlWatcher implements Runnable, AutoCloseable {
   static final String[] NAMES = {
@@ -27,7 +28,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
   };
 
   private final KafkaConsumer<byte[], byte[]> consumer;
-  private final AvroCodec<InstrumentMark> codec;
+  private final AvroCodec<EquityMarks> codec;
   private final int oneIn;
   private volatile Latencies current = new Latencies(NAMES);
   private volatile boolean running = true;
@@ -36,7 +37,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
   PnlWatcher(
       String bootstrap,
       Map<String, String> kafka,
-      AvroCodec<InstrumentMark> codec,
+      AvroCodec<EquityMarks> codec,
       int stride,
       int oneIn) {
     Properties p = new Properties();
@@ -51,7 +52,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
     this.codec = codec;
     this.oneIn = oneIn;
     List<TopicPartition> parts =
-        consumer.partitionsFor("pnl.marks").stream()
+        consumer.partitionsFor("pnl.equity-marks").stream()
             .filter(info -> info.partition() % stride == 0)
             .map(info -> new TopicPartition(info.topic(), info.partition()))
             .toList();
@@ -76,7 +77,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
             continue;
           }
           long now = Stages.nowMicros();
-          InstrumentMark v = codec.decode(r.value());
+          EquityMarks v = codec.decode(r.value());
           if (v.getFirstTickTs() == null) {
             continue; // a change of terms or volatility, not a tick
           }
