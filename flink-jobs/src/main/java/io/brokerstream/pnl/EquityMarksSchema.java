@@ -3,9 +3,6 @@ package io.brokerstream.pnl;
 import io.brokerstream.avro.EquityMarks;
 import io.brokerstream.avro.HeldMark;
 import io.brokerstream.money.Micros;
-import io.brokerstream.serde.AvroCodec;
-import io.brokerstream.serde.RestSchemaRegistry;
-import io.brokerstream.serde.SchemaRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,34 +28,9 @@ public final class EquityMarksSchema {
     }
   }
 
-  public static final class Values implements SerializationSchema<EquityMarksRecord> {
-    private static final long serialVersionUID = 1L;
-    private final String registryUrl;
-    private transient AvroCodec<EquityMarks> codec;
-
-    public Values(String registryUrl) {
-      this.registryUrl = registryUrl;
-    }
-
-    void useRegistry(SchemaRegistry registry) {
-      codec = AvroCodec.specific(EquityMarks.class, registry, false);
-    }
-
-    @Override
-    public void open(InitializationContext context) {
-      if (codec == null) {
-        // not auto-registering: the schemas are registered (and checked) by the launcher
-        codec = AvroCodec.specific(EquityMarks.class, new RestSchemaRegistry(registryUrl), false);
-      }
-    }
-
-    @Override
-    public byte[] serialize(EquityMarksRecord r) {
-      if (codec == null) {
-        open(null);
-      }
-      return codec.encode(TOPIC + "-value", toAvro(r));
-    }
+  /** Values under the topic's subject. */
+  public static SerializationSchema<EquityMarksRecord> values(String registryUrl) {
+    return new AvroValues<>(registryUrl, TOPIC, EquityMarks.class, EquityMarksSchema::toAvro);
   }
 
   public static EquityMarks toAvro(EquityMarksRecord r) {

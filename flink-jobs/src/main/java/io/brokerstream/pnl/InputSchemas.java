@@ -5,8 +5,6 @@ import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
-import io.brokerstream.serde.AvroCodec;
-import io.brokerstream.serde.RestSchemaRegistry;
 import io.brokerstream.serde.SchemaRegistry;
 import java.io.IOException;
 import org.apache.avro.specific.SpecificRecord;
@@ -26,25 +24,20 @@ public final class InputSchemas {
   abstract static class RegistryDeserializer<T extends SpecificRecord>
       implements DeserializationSchema<PnlInput> {
     private static final long serialVersionUID = 1L;
-    private final String registryUrl;
-    private final Class<T> type;
-    private transient AvroCodec<T> codec;
+    private final TaskCodec<T> codec;
 
     RegistryDeserializer(String registryUrl, Class<T> type) {
-      this.registryUrl = registryUrl;
-      this.type = type;
+      this.codec = new TaskCodec<>(registryUrl, type);
     }
 
     /** For tests: a registry of their own. */
     void useRegistry(SchemaRegistry registry) {
-      codec = AvroCodec.specific(type, registry, false);
+      codec.useRegistry(registry);
     }
 
     @Override
     public void open(InitializationContext context) {
-      if (codec == null) {
-        codec = AvroCodec.specific(type, new RestSchemaRegistry(registryUrl), false);
-      }
+      codec.get();
     }
 
     @Override
@@ -57,10 +50,7 @@ public final class InputSchemas {
       if (message == null) {
         return;
       }
-      if (codec == null) {
-        open(null);
-      }
-      PnlInput in = convert(codec.decode(message));
+      PnlInput in = convert(codec.get().decode(message));
       if (in != null) {
         out.collect(in);
       }

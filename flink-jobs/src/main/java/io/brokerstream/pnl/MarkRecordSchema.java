@@ -2,9 +2,6 @@ package io.brokerstream.pnl;
 
 import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.money.Micros;
-import io.brokerstream.serde.AvroCodec;
-import io.brokerstream.serde.RestSchemaRegistry;
-import io.brokerstream.serde.SchemaRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -28,37 +25,9 @@ public final class MarkRecordSchema {
     }
   }
 
-  public static final class Values implements SerializationSchema<MarkRecord> {
-    private static final long serialVersionUID = 1L;
-    private final String registryUrl;
-    private final String subject;
-    private transient AvroCodec<InstrumentMark> codec;
-
-    public Values(String registryUrl, String topic) {
-      this.registryUrl = registryUrl;
-      this.subject = topic + "-value";
-    }
-
-    void useRegistry(SchemaRegistry registry) {
-      codec = AvroCodec.specific(InstrumentMark.class, registry, false);
-    }
-
-    @Override
-    public void open(InitializationContext context) {
-      if (codec == null) {
-        // not auto-registering: the schemas are registered (and checked) by the launcher
-        codec =
-            AvroCodec.specific(InstrumentMark.class, new RestSchemaRegistry(registryUrl), false);
-      }
-    }
-
-    @Override
-    public byte[] serialize(MarkRecord r) {
-      if (codec == null) {
-        open(null);
-      }
-      return codec.encode(subject, toAvro(r));
-    }
+  /** Values under `topic`'s subject. */
+  public static SerializationSchema<MarkRecord> values(String registryUrl, String topic) {
+    return new AvroValues<>(registryUrl, topic, InstrumentMark.class, MarkRecordSchema::toAvro);
   }
 
   public static InstrumentMark toAvro(MarkRecord r) {

@@ -115,7 +115,7 @@ public final class PnlJob {
                     .setTopic(EquityMarksSchema.TOPIC)
                     .setKeySerializationSchema(new EquityMarksSchema.Keys())
                     .setValueSerializationSchema(
-                        new EquityMarksSchema.Values(settings.get("registry.url")))
+                        EquityMarksSchema.values(settings.get("registry.url")))
                     .build()))
         .name("marks to Kafka")
         .uid("pnl-sink-marks");
@@ -149,8 +149,7 @@ public final class PnlJob {
     return KafkaRecordSerializationSchema.<MarkRecord>builder()
         .setTopic(topic)
         .setKeySerializationSchema(new MarkRecordSchema.Keys())
-        .setValueSerializationSchema(
-            new MarkRecordSchema.Values(settings.get("registry.url"), topic))
+        .setValueSerializationSchema(MarkRecordSchema.values(settings.get("registry.url"), topic))
         .build();
   }
 

@@ -171,7 +171,9 @@ class PnlRecordSchemaTest {
     m.markMicros = Micros.parse("4.123456");
     m.windowEnd = 5000;
     m.computedTs = 5010;
-    var values = new MarkRecordSchema.Values("unused", MarkRecordSchema.MARK_SNAPSHOTS);
+    var values =
+        (AvroValues<MarkRecord, InstrumentMark>)
+            MarkRecordSchema.values("unused", MarkRecordSchema.MARK_SNAPSHOTS);
     registry.register(
         "pnl.mark-snapshots-value",
         RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
@@ -198,7 +200,7 @@ class PnlRecordSchemaTest {
             4990,
             new String[] {"EQ1", "OC1", "OP2"},
             new long[] {Micros.parse("101"), Micros.parse("4.123456"), Micros.parse("0.000001")});
-    var values = new EquityMarksSchema.Values("unused");
+    var values = (AvroValues<EquityMarksRecord, EquityMarks>) EquityMarksSchema.values("unused");
     registry.register(
         "pnl.equity-marks-value",
         RegistrySchemas.withoutJavaProperties(EquityMarks.getClassSchema()));
