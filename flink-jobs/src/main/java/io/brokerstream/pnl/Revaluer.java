@@ -301,17 +301,21 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   /**
    * Every held instrument of the book with a known mark, each once: what a reader needs to value
    * every position of the equity from this record alone. All are at the latest price (a tick
-   * revalues every held instrument; without one, marks are from the same price).
+   * revalues every held instrument; without one, marks are from the same price). `valued` is what
+   * the window valued: after a tick that is every held instrument already, so the book is walked
+   * again only in a window without one.
    */
   private static EquityMarksRecord heldMarks(
       PositionBook b,
+      Map<String, MarkState> valued,
+      boolean ticked,
       String underlying,
       long spotMicros,
       long windowEnd,
       long computed,
       long firstTickTs) {
-    Map<String, MarkState> held = new LinkedHashMap<>();
-    for (PnlInput p : b.positions.values()) {
+    Map<String, MarkState> held = ticked ? valued : new LinkedHashMap<>();
+    for (PnlInput p : ticked ? List.<PnlInput>of() : b.positions.values()) {
       if (!held.containsKey(p.instrumentId)) {
         MarkState m = markOf(b, p);
         // a mark the model could not bring to this price (no volatility yet) is left out, not sent
@@ -505,7 +509,15 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
     }
     if (moved) {
       EquityMarksRecord marks =
-          heldMarks(b, underlying, tick.priceMicros, windowEnd, computed, ticked ? tickTs : 0L);
+          heldMarks(
+              b,
+              valued,
+              ticked,
+              underlying,
+              tick.priceMicros,
+              windowEnd,
+              computed,
+              ticked ? tickTs : 0L);
       out.collect(marks);
       marksWritten.inc(marks.size());
     }

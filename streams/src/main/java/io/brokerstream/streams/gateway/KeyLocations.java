@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -105,13 +107,14 @@ public final class KeyLocations {
   }
 
   /** Kafka Streams as the source: its answers, and partition counts from its running metadata. */
+  private static final Serializer<String> KEYS = Serdes.String().serializer();
+
   public static Source of(KafkaStreams streams, TopologyDescription topology) {
     Map<String, Set<String>> topicsOfStore = sourceTopicsOfStores(topology);
     return new Source() {
       @Override
       public KeyQueryMetadata query(String store, String key) {
-        return streams.queryMetadataForKey(
-            store, key, org.apache.kafka.common.serialization.Serdes.String().serializer());
+        return streams.queryMetadataForKey(store, key, KEYS);
       }
 
       @Override
