@@ -196,16 +196,16 @@ ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS topic_partitions UInt32 DEF
 ALTER TABLE experiment_runs ADD COLUMN IF NOT EXISTS kafka_brokers UInt32 DEFAULT 0;
 
 -- `bench cost` and `bench system`: what a unit of work (an order or a tick) cost the stack in a window, one
--- row per figure: each service's CPU, broker requests by API key, records and bytes written by topic, rows
--- written to Postgres by table.
+-- row per figure: each service's CPU and, of it, its JIT compilers' (a warm-up cost, falling as a stack runs
+-- on), broker requests by API key, records and bytes written by topic, rows written to Postgres by table.
 CREATE TABLE IF NOT EXISTS cost_lines (
   run_id     String,
   step       UInt32,                          -- bench system: the step, bench cost: 1 idle, 2 orders, 3 ticks
   phase      LowCardinality(String),          -- idle | orders (orders alone) | ticks (ticks alone) | step
   unit       LowCardinality(String),          -- order | tick
   rate       Float64,                         -- units per second in the window
-  kind       LowCardinality(String),          -- cpu_us | requests | records | bytes | rows
+  kind       LowCardinality(String),          -- cpu_us | jit_us | requests | records | bytes | rows
   name       String,                          -- the service, API key, topic or table
-  per_unit   Float64,                         -- cpu_us: microseconds (above idle in bench cost)
-  per_second Float64                          -- cpu_us: cores, the others: per second
+  per_unit   Float64,                         -- cpu_us, jit_us: microseconds (above idle in bench cost)
+  per_second Float64                          -- cpu_us, jit_us: cores, the others: per second
 ) ENGINE = ReplacingMergeTree ORDER BY (run_id, step, kind, name);

@@ -118,3 +118,34 @@ def test_the_idle_stack_is_each_service_at_the_lower_of_two_readings():
     last = cost.Cost("idle", "second", 20, 20, {"kafka": 0.05, "streams": 0.02}, {}, {"orders": 0.07})
     idle = costrun.lowest(first, last)
     assert idle.cpu_cores == {"kafka": 0.05, "streams": 0.01} and idle.group_cores == {"orders": 0.07}
+
+
+def test_the_jit_compilers_share_is_shown_apart_above_idle_and_never_beyond_the_service():
+    a = cost.Reading(0.0, {"streams": 0.0, "kafka": 0.0}, {}, {}, {}, {"streams": 0.0, "kafka": 0.0})
+    b = cost.Reading(10.0, {"streams": 3.0, "kafka": 1.0}, {}, {}, {}, {"streams": 1.0, "kafka": 0.8})
+    c = cost.Cost.between(a, b, label="orders alone", unit="order", units=2000)
+    assert c.jit_cores == {"streams": 0.1, "kafka": 0.08}
+    assert c.jit_us_per_unit() == pytest.approx({"streams": 500.0, "kafka": 400.0})
+    # idle: streams compiled 0.02 cores and spent 0.05; kafka spent 0.09 of which 0.0 compiling
+    idle = cost.Cost("idle", "second", 20, 20, {"streams": 0.05, "kafka": 0.09}, {}, jit_cores={"streams": 0.02})
+    assert c.us_per_unit(idle)["kafka"] == pytest.approx(50.0)
+    # kafka's compilers (0.08 cores) are more than its figure above idle (0.01): its figure bounds them
+    assert c.jit_us_per_unit(idle) == pytest.approx({"streams": 400.0, "kafka": 50.0})
+    out = "\n".join(cost.lines(c, idle, {"cpu_us": {"streams": 110}}))
+    assert "streams                  1,250 us  budget    110  OVER  (JIT 400)" in out
+    assert "of which the JVMs' JIT compilers: 450 us per order" in out and "the rest 850 us" in out
+    rows = cost.rows("r1", 2, "orders", c, idle)
+    assert ["r1", 2, "orders", "order", 200.0, "jit_us", "streams", pytest.approx(400.0), 0.1] in rows
+
+
+def test_readings_without_compiler_threads_print_no_jit_line():
+    c = cost.Cost.between(
+        reading(0, {"postgres": 0.0}), reading(1, {"postgres": 0.5}), label="w", unit="tick", units=10
+    )
+    assert c.jit_cores == {} and not any("JIT" in line for line in cost.lines(c))
+
+
+def test_the_idle_stack_keeps_the_lower_compiler_reading_too():
+    first = cost.Cost("idle", "second", 20, 20, {"kafka": 0.19}, {}, jit_cores={"kafka": 0.12})
+    last = cost.Cost("idle", "second", 20, 20, {"kafka": 0.05}, {}, jit_cores={"kafka": 0.01})
+    assert costrun.lowest(first, last).jit_cores == {"kafka": 0.01}

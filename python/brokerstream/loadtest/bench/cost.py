@@ -3,6 +3,8 @@ orders (or ticks) the window carried.
 
 - CPU per service: each service's process and everything it started (psutil), beside the kernel's own
   count per CPU group (cgroup v1 cpuacct), an independent total the per-service figures must add up to;
+  and of it, what the JVMs' JIT compiler threads spent (metrics/threads.py): compiling the code the load
+  runs, a warm-up cost that falls as a stack runs on, shown apart so a window is not read as steady state;
 - broker requests by API key (Produce, Fetch, EndTxn, ...), records and bytes appended by topic: the
   Kafka nodes' own counters, served by the JMX exporter agent (platform/metrics/kafka-jmx.yaml);
 - rows written to Postgres by table (pg_stat_user_tables: inserted, updated and deleted).
@@ -24,6 +26,7 @@ from brokerstream.common.config import Config
 from brokerstream.launcher.cpugroups import CpuGroups
 from brokerstream.launcher.layout import Layout
 from brokerstream.metrics.collector import process_usage
+from brokerstream.metrics.threads import jit_seconds
 
 # the counter families of platform/metrics/kafka-jmx.yaml this module reads, and the label each is kept by
 BROKER_FAMILIES = {
@@ -62,6 +65,7 @@ class Reading:
     broker: dict[tuple[str, str], float]  # (requests|records|bytes, API key or topic) -> counter
     rows: dict[str, int]  # Postgres table -> rows inserted, updated or deleted
     groups: dict[str, float]  # CPU group -> CPU seconds the kernel counted
+    jit: dict[str, float] = field(default_factory=dict)  # service -> CPU seconds of its JIT compiler threads
 
 
 class Meter:
@@ -81,6 +85,7 @@ class Meter:
             self.broker(),
             self.postgres_rows(),
             self.groups.cpu_seconds(),
+            {name: jit_seconds(self._procs, pid) for name, pid in self.pids.items()},
         )
 
     def broker(self) -> dict[tuple[str, str], float]:
@@ -124,6 +129,7 @@ class Cost:
     per_second: dict[tuple[str, str], float]  # (requests|records|bytes|rows, name) -> per second
     group_cores: dict[str, float] = field(default_factory=dict)
     conditions: str = ""
+    jit_cores: dict[str, float] = field(default_factory=dict)  # service -> cores its JIT compilers spent
 
     @classmethod
     def between(cls, a: Reading, b: Reading, *, label: str, unit: str, units: float, conditions: str = "") -> "Cost":
@@ -139,7 +145,8 @@ class Cost:
             if d > 0:
                 per_second[("rows", table)] = d / seconds
         groups = {g: max(0.0, b.groups[g] - a.groups[g]) / seconds for g in b.groups if g in a.groups}
-        return cls(label, unit, units, seconds, cpu, per_second, groups, conditions)
+        jit = {s: max(0.0, b.jit[s] - a.jit.get(s, b.jit[s])) / seconds for s in b.jit}
+        return cls(label, unit, units, seconds, cpu, per_second, groups, conditions, jit)
 
     @property
     def rate(self) -> float:
@@ -162,6 +169,16 @@ class Cost:
         rate = max(self.rate, 1e-9)
         base = idle.cpu_cores if idle else {}
         return {s: max(0.0, c - base.get(s, 0.0)) * 1e6 / rate for s, c in self.cpu_cores.items()}
+
+    def jit_us_per_unit(self, idle: "Cost | None" = None) -> dict[str, float]:
+        """Of `us_per_unit`, what each service's JIT compilers spent, above their idle cores likewise."""
+        rate = max(self.rate, 1e-9)
+        base = idle.jit_cores if idle else {}
+        total = self.us_per_unit(idle)
+        # never more than the service's own figure: its idle reading may have compiled more than the window
+        return {
+            s: min(total.get(s, 0.0), max(0.0, c - base.get(s, 0.0)) * 1e6 / rate) for s, c in self.jit_cores.items()
+        }
 
     def per_unit(self, kind: str) -> dict[str, float]:
         rate = max(self.rate, 1e-9)
@@ -210,12 +227,20 @@ def lines(cost: Cost, idle: Cost | None = None, budget: dict | None = None, top:
         + (f" (kernel's count {kernel:.2f})" if kernel is not None else "")
         + (f", idle {idle.stack_cores:.2f}" if idle else "")
     )
+    jit = cost.jit_us_per_unit(idle)
     for service, v in sorted(us.items(), key=lambda kv: -kv[1]):
         if v < 0.5 and service not in cpu_budget:
             continue
         limit = cpu_budget.get(service)
         mark = "" if limit is None else f"  budget {limit:>6,}  {'ok' if v <= limit else 'OVER'}"
-        out.append(f"    {service:<20} {v:>9,.0f} us{mark}")
+        compiled = f"  (JIT {jit[service]:,.0f})" if jit.get(service, 0.0) >= 0.5 else ""
+        out.append(f"    {service:<20} {v:>9,.0f} us{mark}{compiled}")
+    if jit:
+        spent = sum(jit.values())
+        out.append(
+            f"  of which the JVMs' JIT compilers: {spent:,.0f} us per {unit} (compiling the code this load runs: "
+            f"a warm-up cost that falls as the stack runs on); the rest {total - spent:,.0f} us"
+        )
     for kind, what, key in (
         ("requests", "broker requests", "requests"),
         ("records", "records written to Kafka", "records"),
@@ -256,6 +281,8 @@ def rows(run_id: str, step: int, phase: str, cost: Cost, idle: Cost | None = Non
                 cores,
             ]
         )
+    for service, us in cost.jit_us_per_unit(idle).items():
+        out.append([run_id, step, phase, cost.unit, cost.rate, "jit_us", service, us, cost.jit_cores[service]])
     for (kind, name), v in cost.per_second.items():
         out.append([run_id, step, phase, cost.unit, cost.rate, kind, name, v / rate, v])
     return out

@@ -13,7 +13,8 @@ Every service runs (P&L job, connectors) throughout. Three windows, each read at
 4. ticks alone: --positions open positions for the P&L job, ticks at --tick-rate for --seconds, no
    orders; closes once the P&L sync has caught up.
 
-Each window prints CPU microseconds per unit by service (above idle), broker requests by API key,
+Each window prints CPU microseconds per unit by service (above idle) and, of it, what the JVMs' JIT
+compilers spent (a warm-up cost: a fresh stack compiles what the load runs), broker requests by API key,
 records and bytes written by topic and Postgres rows by table; stored in ClickHouse (`cost_lines`).
 """
 
@@ -80,6 +81,7 @@ def lowest(a: cost.Cost, b: cost.Cost) -> cost.Cost:
     """The idle stack: each service at the lower of its two idle readings."""
     cores = {s: min(a.cpu_cores.get(s, v), v) for s, v in b.cpu_cores.items()}
     groups = {g: min(a.group_cores.get(g, v), v) for g, v in b.group_cores.items()}
+    jit = {s: min(a.jit_cores.get(s, v), v) for s, v in b.jit_cores.items()}
     return cost.Cost(
         "idle",
         "second",
@@ -89,6 +91,7 @@ def lowest(a: cost.Cost, b: cost.Cost) -> cost.Cost:
         {},
         groups,
         "no orders, no ticks; each service at the lower of two readings",
+        jit,
     )
 
 

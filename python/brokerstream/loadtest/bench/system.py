@@ -97,6 +97,7 @@ class StepResult:
     # requests by API key, records and bytes written by topic, Postgres rows by table, each per order;
     # the stack's cores by the kernel's count (cpuacct), beside the services' own sum
     cost_us: dict = field(default_factory=dict)
+    jit_us: dict = field(default_factory=dict)  # of cost_us, the JVMs' JIT compilers (warm-up)
     per_order: dict = field(default_factory=dict)
     kernel_cores: float | None = None
     cost_check: str | None = None
@@ -198,6 +199,12 @@ def cost_lines(steps: list[StepResult], top: int = 6) -> list[str]:
             f"{total:,.0f} us: "
             + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.cost_us.items(), key=lambda kv: -kv[1]) if v >= 1)
         )
+        jit = sum(s.jit_us.values())
+        if jit >= 1:
+            out.append(
+                f"  of which the JIT compilers {jit:,.0f} us (warm-up): "
+                + ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.jit_us.items(), key=lambda kv: -kv[1]) if v >= 1)
+            )
         for kind, what in (
             ("requests", "broker requests"),
             ("records", "records to Kafka"),
@@ -715,6 +722,7 @@ def run(
                 sampled_ms=summary([(s[2] - s[1]) / 1000.0 for s in answer["samples"]]),
                 pnl_calcs_per_s=pnl_per_s,
                 cost_us=step_cost.us_per_unit(idle),
+                jit_us=step_cost.jit_us_per_unit(idle),
                 per_order={k: step_cost.per_unit(k) for k in ("requests", "records", "bytes", "rows")},
                 kernel_cores=step_cost.kernel_stack_cores,
                 cost_check=cost.check_adds_up(step_cost),
