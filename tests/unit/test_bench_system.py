@@ -165,6 +165,9 @@ def test_each_steps_cost_is_printed_by_service_api_key_topic_and_table_with_its_
     assert "records to Kafka 2.00" in out and "rows to Postgres 1.00: order_results 1.00" in out
     assert "the services' CPU 0.80 cores, the kernel's count for the stack 0.81: they add up" in out
     assert system.cost_lines([step(index=1)]) == []  # a step without figures prints none
+    assert "JIT" not in out  # no compiler figures, no line
+    warm = step(index=3, rate=1000, cost_us={"streams": 450.0}, jit_us={"streams": 120.0, "kafka": 0.2})
+    assert "  of which the JIT compilers 120 us (warm-up): streams 120" in system.cost_lines([warm])
 
 
 def test_a_group_that_commits_at_checkpoints_is_judged_on_its_troughs_over_two_periods_at_least():

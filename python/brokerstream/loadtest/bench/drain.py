@@ -63,6 +63,7 @@ class DrainResult:
     # while it drained, per order decided (ticks included): service -> CPU us; and the stack's requests
     # and records per order
     cpu_us_per_order: dict = field(default_factory=dict)
+    jit_us_per_order: dict = field(default_factory=dict)  # of cpu_us_per_order, the JVMs' JIT compilers
     requests_per_order: float = float("nan")
     records_per_order: float = float("nan")
 
@@ -88,6 +89,9 @@ class DrainResult:
                 f"CPU per order while draining (ticks included): {self.stack_us_per_order:,.0f} us: "
                 + ", ".join(f"{name} {us:,.0f}" for name, us in by_service if us >= 0.5)
             )
+            jit = sum(self.jit_us_per_order.values())
+            if jit >= 0.5:
+                out.append(f"  of which the JVMs' JIT compilers {jit:,.0f} us (warm-up, not per order)")
             out.append(
                 f"broker requests per order {self.requests_per_order:.2f}, "
                 f"records written to Kafka per order {self.records_per_order:.1f}"
@@ -239,6 +243,7 @@ def run(
             revalued_per_second=revalued / drained if drained else float("nan"),
             profile=profile_lines,
             cpu_us_per_order=spent.us_per_unit() if metered else {},
+            jit_us_per_order=spent.jit_us_per_unit() if metered else {},
             requests_per_order=spent.total_per_unit("requests") if metered else float("nan"),
             records_per_order=spent.total_per_unit("records") if metered else float("nan"),
         )
