@@ -314,14 +314,17 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
       long windowEnd,
       long computed,
       long firstTickTs) {
-    Map<String, MarkState> held = ticked ? valued : new LinkedHashMap<>();
-    for (PnlInput p : ticked ? List.<PnlInput>of() : b.positions.values()) {
-      if (!held.containsKey(p.instrumentId)) {
-        MarkState m = markOf(b, p);
-        // a mark the model could not bring to this price (no volatility yet) is left out, not sent
-        // beside a price it was not valued at
-        if (m != null && m.micros != MarkState.UNKNOWN && m.underlyingMicros == spotMicros) {
-          held.put(p.instrumentId, m);
+    Map<String, MarkState> held = valued;
+    if (!ticked) {
+      held = new LinkedHashMap<>();
+      for (PnlInput p : b.positions.values()) {
+        if (!held.containsKey(p.instrumentId)) {
+          MarkState m = markOf(b, p);
+          // a mark the model could not bring to this price (no volatility yet) is left out, not
+          // sent beside a price it was not valued at
+          if (m != null && m.micros != MarkState.UNKNOWN && m.underlyingMicros == spotMicros) {
+            held.put(p.instrumentId, m);
+          }
         }
       }
     }

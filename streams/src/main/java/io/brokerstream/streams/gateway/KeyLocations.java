@@ -106,9 +106,9 @@ public final class KeyLocations {
     }
   }
 
-  /** Kafka Streams as the source: its answers, and partition counts from its running metadata. */
   private static final Serializer<String> KEYS = Serdes.String().serializer();
 
+  /** Kafka Streams as the source: its answers, and partition counts from its running metadata. */
   public static Source of(KafkaStreams streams, TopologyDescription topology) {
     Map<String, Set<String>> topicsOfStore = sourceTopicsOfStores(topology);
     return new Source() {
