@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 import urllib.request
 import uuid
@@ -19,6 +20,7 @@ from confluent_kafka.schema_registry.error import SchemaRegistryError
 from brokerstream.clients.flinksql import SqlSession, wait_job
 from brokerstream.clients.schemas import registry_client
 from brokerstream.common.topics import load_catalog
+from brokerstream.launcher import postgres_ddl, provision
 
 from .conftest import launcher
 
@@ -105,6 +107,54 @@ def test_postgres_creates_and_reads_a_table(stack):
         conn.execute("INSERT INTO smoke VALUES (1, 'one') ON CONFLICT (id) DO NOTHING")
         assert conn.execute("SELECT note FROM smoke WHERE id = 1").fetchone() == ("one",)
         assert conn.execute("SHOW wal_level").fetchone() == ("logical",)
+
+
+def test_up_runs_unchanged_ddl_not_at_all_so_it_never_waits_on_the_sinks_locks(stack):
+    # A writer mid-transaction on a flow table: re-running the DDL would want an ACCESS EXCLUSIVE lock on
+    # it (ALTER TABLE ... IF NOT EXISTS) and wait, or deadlock with the sink.
+    with psycopg.connect(stack.postgres_dsn()) as writer:
+        writer.execute("LOCK TABLE order_results, positions IN ROW EXCLUSIVE MODE")
+        done: list[str] = []
+        runner = threading.Thread(target=lambda: done.append(provision.postgres_ddl(stack)), daemon=True)
+        runner.start()
+        runner.join(timeout=20)
+        writer.rollback()
+    runner.join(timeout=30)
+    files = len(list((stack.root / "sql" / "postgres").glob("*.sql")))
+    assert done and done[0] == f"0 DDL files of sql/postgres applied, {files} unchanged", done
+
+
+def test_a_new_ddl_file_is_applied_once_and_waits_out_a_lock_held_past_its_timeout(stack, tmp_path):
+    tag = uuid.uuid4().hex[:8]
+    table, name = f"ddl_probe_{tag}", f"900_probe_{tag}.sql"
+    (tmp_path / name).write_text(
+        f"CREATE TABLE IF NOT EXISTS {table} (id int PRIMARY KEY);\n"
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS note text;\n"
+    )
+    with psycopg.connect(stack.postgres_dsn(), autocommit=True) as conn:
+        try:
+            conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY)")
+            holder = psycopg.connect(stack.postgres_dsn())
+            holder.execute(f"LOCK TABLE {table} IN ROW EXCLUSIVE MODE")
+            release = threading.Timer(7.0, holder.close)  # past one lock timeout: the first try gives up
+            release.start()
+            first = postgres_ddl.apply(conn, tmp_path)
+            release.join()
+            assert first.applied == (name,) and first.retries >= 1, first
+            assert conn.execute(
+                "SELECT count(*) FROM information_schema.columns WHERE table_name = %s AND column_name = 'note'",
+                (table,),
+            ).fetchone() == (1,)
+            again = postgres_ddl.apply(conn, tmp_path)
+            assert again.applied == () and again.unchanged == (name,)
+            (tmp_path / name).write_text(
+                (tmp_path / name).read_text() + f"CREATE INDEX IF NOT EXISTS {table}_note ON {table} (note);\n"
+            )
+            changed = postgres_ddl.apply(conn, tmp_path)
+            assert changed.applied == (name,)
+        finally:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+            conn.execute(f"DELETE FROM {postgres_ddl.LEDGER} WHERE file = %s", (name,))
 
 
 def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stack):

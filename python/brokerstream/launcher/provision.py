@@ -37,11 +37,10 @@ def topics(cfg: Config) -> str:
 def postgres_ddl(cfg: Config) -> str:
     import psycopg
 
-    files = sorted((cfg.root / "sql" / "postgres").glob("*.sql"))
+    from brokerstream.launcher import postgres_ddl as ddl
+
     with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
-        for path in files:
-            conn.execute(path.read_text())
-    return f"{len(files)} DDL files of sql/postgres applied"
+        return ddl.apply(conn, cfg.root / "sql" / "postgres").line()
 
 
 def schemas(cfg: Config) -> str:
