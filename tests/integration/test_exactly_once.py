@@ -27,7 +27,7 @@ from brokerstream.ops.flowcheck import (
 
 from .conftest import launcher
 
-ORDERS = 200_000
+ORDERS = 80_000
 
 
 def results_written(cfg) -> int:

@@ -206,7 +206,7 @@ def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_w
             RESTART_EQUITY,
         }
     )
-    near = _near_close(75)
+    near = _near_close(55)
     if near is None:
         pytest.skip("no time zone is on a weekday now, and the calendar closes on weekdays only")
     close_at, close = near

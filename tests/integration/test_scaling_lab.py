@@ -35,20 +35,20 @@ def lab(stack, world, tmp_path_factory):
         tick_rate="thesis",
         pnl_positions=2_000,
         pnl_tick_rate=2_000,
-        pnl_seconds=6,
-        idle_seconds=3,
-        settle_seconds=5,
+        pnl_seconds=5,
+        idle_seconds=2,
+        settle_seconds=3,
         drains=False,
         locust=False,
-        # rungs of 8 s from 100 orders/s per vCPU, up or down by 3, no bisection: at most four per step. Short
+        # rungs of 6 s from 100 orders/s per vCPU, up or down by 3, no bisection: at most three per step. Short
         # rungs on a shared machine may well end in a floor or a ceiling: the tests check that what was stored
         # is what the rungs found (the model's fit and bands are tested with known data in tests/unit)
-        capacity_seconds=8,
+        capacity_seconds=6,
         capacity_per_vcpu=100,
         capacity_factor=3,
         capacity_refine=0,
-        capacity_rungs=4,
-        warm_seconds=15,
+        capacity_rungs=3,
+        warm_seconds=6,
     )
     experiment_id = experiment.run(stack, plan, progress=progress)
     shapes.append(running_shape(stack))
@@ -166,7 +166,7 @@ def test_each_step_searched_its_capacity_through_the_gateway_and_stored_what_its
     assert [v for v, _, _ in found] == [1, 2]
     for vcpus, figures, rungs in found:
         assert rungs and all(mode == "http" for _, _, mode in rungs)  # every rung through the gateway
-        assert len(rungs) <= 4
+        assert len(rungs) <= 3
         # the stored outcome is the search's reading of its own rungs: a capacity bracketed, a floor or a ceiling
         expect = Search.found([(rate, bool(held)) for rate, held, _ in rungs])
         assert figures.get("capacity_orders_per_s") == expect.rate
@@ -176,7 +176,7 @@ def test_each_step_searched_its_capacity_through_the_gateway_and_stored_what_its
             assert figures["c_sla"] == 2 * expect.rate and figures["accept_p99_ms_at_capacity"] > 0
         assert 0 < figures["busiest_rung_cores"] <= vcpus * 1.10
         # the rungs followed the search: each next rate is what it asked for after the ones before
-        search = Search(start=rungs[0][0], factor=3, refine=0, max_rungs=4)
+        search = Search(start=rungs[0][0], factor=3, refine=0, max_rungs=3)
         for k in range(1, len(rungs)):
             assert rungs[k][0] == pytest.approx(search.next_rate([(r, bool(h)) for r, h, _ in rungs[:k]]))
 
@@ -202,7 +202,7 @@ def test_the_report_names_each_steps_capacity_or_what_it_found_and_renders_in_ch
     dom = screenshot.dom(page)
     charts = dom.count('<div class="chart" id="chart-')
     assert charts >= 4 and f'data-charts-drawn="{charts}"' in dom  # every chart the data allows, drawn
-    assert "sustained capacity through the gateway" in dom and "open-loop rungs of 8 s" in dom
+    assert "sustained capacity through the gateway" in dom and "open-loop rungs of 6 s" in dom
     for (_, figures, _), name in zip(
         _capacity_runs(stack, lab[0]),
         ["1 vCPU", "2 vCPU, 2 streams instances, 2 TaskManagers, 2 sink tasks"],

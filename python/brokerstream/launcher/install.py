@@ -258,9 +258,19 @@ STEPS = [
 ]
 
 
+# The Go builds spend CPU while the Maven and apt steps mostly wait on the network: on a fresh machine
+# they run beside them, in a thread of their own, instead of after them (about 90 s of a 5-minute install).
+BESIDE = (helm, kubevalidate)
+
+
 def install(cfg: Config, *, skip_java: bool = False) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     layout = Layout(cfg)
-    for install_step in STEPS:
-        if skip_java and install_step in (java_build, connect_sink_plugin):
-            continue
-        install_step(cfg, layout)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="install-go") as pool:
+        beside = pool.submit(lambda: [install_step(cfg, layout) for install_step in BESIDE])
+        for install_step in STEPS:
+            if install_step in BESIDE or (skip_java and install_step in (java_build, connect_sink_plugin)):
+                continue
+            install_step(cfg, layout)
+        beside.result()  # its failure, raised here once the other steps are done
