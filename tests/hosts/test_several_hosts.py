@@ -1,7 +1,8 @@
-"""The stack spread over three hosts: orders through the gateway of either host, interactive queries
-answered across hosts, every client on TLS and SCRAM with certificates naming the hosts; then one host's
-processes (a Kafka node, Connect, a streams app instance) killed under load: the flow goes on through the
-other host without a manual step, and every acknowledged order is decided exactly once."""
+"""The stack spread over three hosts: three Kafka nodes replicating every topic three ways, orders through
+the gateway of either host, interactive queries answered across hosts, every client on TLS and SCRAM with
+certificates naming the hosts; then one host's processes (a Kafka node, Connect, a streams app instance)
+killed under load: the flow goes on through the other host without a manual step, every acknowledged order
+is decided exactly once, and `up` on that host brings its node back into the in-sync replicas."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import ssl
 import time
 import uuid
 
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, ConfigResource
 
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.kafka_security import ca_file
+from brokerstream.common.topics import load_catalog
+from brokerstream.launcher.layout import Layout
 
 from ..integration.conftest import gateway_factory, load_world
 from ..integration.members import Members, check_decided_once, wait_acked
-from .conftest import ADDRESSES
+from .conftest import ADDRESSES, PLACEMENT
 
 
 def _certificate_names(host: str, port: int, ca: str) -> list[str]:
@@ -36,6 +39,22 @@ def test_the_stack_on_three_hosts_survives_one_host_killed_under_load(hosts):
     for node, host in ((1, "h1"), (2, "h2"), (3, "h3")):
         names = _certificate_names(ADDRESSES[host], cfg.kafka_node_ports(node)[0], str(ca_file(cfg)))
         assert ADDRESSES[host] in names
+
+    # every topic (the catalog's and those the apps made: changelogs, offsets, transactions) on all three
+    # nodes, and an acks=all write needs two of them
+    admin = AdminClient(client_conf(cfg))
+    internal = [
+        n
+        for n in meta.topics
+        if n.startswith("brokerstream-orders-")
+        or n in ("__consumer_offsets", "__transaction_state", "_connect-configs")
+    ]
+    assert internal, sorted(meta.topics)
+    for name in sorted(t.name for t in load_catalog(cfg)) + internal:
+        for pid, part in meta.topics[name].partitions.items():
+            assert len(part.replicas) == 3, (name, pid, part.replicas)
+    (entries,) = [f.result() for f in admin.describe_configs([ConfigResource("topic", "orders")]).values()]
+    assert entries["min.insync.replicas"].value == "2"
 
     world = load_world(cfg)
     gateway_for = gateway_factory(cfg)
@@ -79,3 +98,16 @@ def test_the_stack_on_three_hosts_survives_one_host_killed_under_load(hosts):
     ours = check_decided_once(cfg, tag, members)
     assert len(ours) >= len(members.acked)
     print(f"host 2 killed after {killed_at} acknowledged orders; 200 more within {resumed:.0f} s; {len(ours)} decided")
+
+    # `up` on host 2 brings its processes back; its Kafka node rejoins and catches up its replicas
+    layout = Layout(cfg)
+    hosts.up({"h2": ()})
+    assert all(layout.pidfile(name).live_pid() for name in PLACEMENT["h2"])
+    deadline = time.monotonic() + 120
+    while True:
+        meta = admin.list_topics(topic="orders", timeout=30)
+        isr = [len(p.isrs) for p in meta.topics["orders"].partitions.values()]
+        if len(meta.brokers) == 3 and min(isr) == 3:
+            break
+        assert time.monotonic() < deadline, f"kafka-2 did not rejoin the in-sync replicas: {isr}"
+        time.sleep(2)

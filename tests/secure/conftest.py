@@ -2,7 +2,7 @@
 connectors, each Kafka client logged in as its own principal over TLS.
 
 Its own ports (26xxx) and data folder (.data-test-secure/). `./brokerstream test` runs this suite after
-the integration and cluster suites have stopped their stacks. BS_TEST_KEEP_STACK=1 reuses a running
+the integration suite has stopped its stack. BS_TEST_KEEP_STACK=1 reuses a running
 secure stack and leaves it running.
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 from ..integration.conftest import gateway_factory, load_world, running_stack, shifted_environ
 
-PORT_SHIFT = 7000  # below 32768, clear of the cluster suite's 24xxx and the integration suite's 29xxx
+PORT_SHIFT = 7000  # below 32768, clear of the integration suite's 29xxx
 
 
 def secure_environ() -> dict[str, str]:

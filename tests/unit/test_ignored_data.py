@@ -20,7 +20,7 @@ def data_folders() -> set[str]:
 
 def test_every_stack_data_folder_is_ignored():
     folders = data_folders()
-    assert {".data-test", ".data-test-cluster", ".data-test-secure"} <= folders, folders
+    assert {".data-test", ".data-test-secure", ".data-test-hosts"} <= folders, folders
     for name in sorted(folders):
         probe = f"{name}/security/credentials.json"
         ignored = subprocess.run(["git", "check-ignore", "-q", probe], cwd=ROOT).returncode == 0

@@ -253,10 +253,8 @@ def cmd_test(cfg, args) -> int:
     pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "--durations=15"] + (["-x"] if args.exitfirst else [])
     if args.k:
         pytest += ["-k", args.k]
-    # tests/cluster, tests/secure and tests/hosts each start their own stack once the one before is down
-    suites = ["tests/unit"] + (
-        [] if args.unit else ["tests/integration", "tests/cluster", "tests/secure", "tests/hosts"]
-    )
+    # tests/secure and tests/hosts each start their own stack once the one before is down
+    suites = ["tests/unit"] + ([] if args.unit else ["tests/integration", "tests/secure", "tests/hosts"])
     for suite in suites:
         say("test", f"pytest {suite}")
         rc = subprocess.call(pytest + [suite], cwd=cfg.root)
