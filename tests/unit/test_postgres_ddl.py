@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from contextlib import nullcontext
+from types import SimpleNamespace
 
+import pytest
+from psycopg import errors
+
+from brokerstream.launcher import postgres_ddl
 from brokerstream.launcher.postgres_ddl import Outcome, digest, pending
 
 
@@ -34,3 +39,53 @@ def test_outcome_line_names_what_ran_and_what_did_not():
         Outcome(("002.sql",), ("001.sql",), 2).line()
         == "1 DDL files of sql/postgres applied (002.sql), 1 unchanged, 2 retried after a lock conflict"
     )
+
+
+class FakeConn:
+    """Enough of a psycopg connection: a ledger, and a statement that fails the first `failures` times."""
+
+    def __init__(self, failures: int, error):
+        self.ledger: dict[str, str] = {}
+        self.failures, self.error = failures, error
+        self.ran: list[str] = []
+
+    def transaction(self):
+        return nullcontext()
+
+    def execute(self, sql, params=None):
+        if sql.startswith("SELECT file"):
+            return SimpleNamespace(fetchall=lambda: list(self.ledger.items()))
+        if sql.startswith("INSERT INTO"):
+            self.ledger[params[0]] = params[1]
+        elif sql.startswith("CREATE TABLE t"):
+            if self.failures:
+                self.failures -= 1
+                raise self.error()
+            self.ran.append(sql)
+        return None
+
+
+@pytest.mark.parametrize("error", ["DeadlockDetected", "LockNotAvailable", "UniqueViolation"])
+def test_a_lock_conflict_is_tried_again_and_the_file_recorded_once_it_ran(tmp_path, error):
+    (tmp_path / "001_t.sql").write_text("CREATE TABLE t (id int);")
+    conn, waits = FakeConn(2, getattr(errors, error)), []
+    outcome = postgres_ddl.apply(conn, tmp_path, sleep=waits.append)
+    assert outcome.applied == ("001_t.sql",) and outcome.retries == 2 and waits == [0.5, 1.0]
+    assert conn.ran == ["CREATE TABLE t (id int);"] and conn.ledger == {"001_t.sql": digest("CREATE TABLE t (id int);")}
+    assert postgres_ddl.apply(conn, tmp_path, sleep=waits.append).applied == ()  # recorded: not run again
+
+
+def test_conflicts_past_the_attempts_fail_the_step_and_record_nothing(tmp_path):
+    (tmp_path / "001_t.sql").write_text("CREATE TABLE t (id int);")
+    conn = FakeConn(postgres_ddl.ATTEMPTS, errors.DeadlockDetected)
+    with pytest.raises(errors.DeadlockDetected):
+        postgres_ddl.apply(conn, tmp_path, sleep=lambda _: None)
+    assert conn.ledger == {}
+
+
+def test_another_error_is_not_tried_again(tmp_path):
+    (tmp_path / "001_t.sql").write_text("CREATE TABLE t (id int);")
+    conn, waits = FakeConn(1, errors.SyntaxError), []
+    with pytest.raises(errors.SyntaxError):
+        postgres_ddl.apply(conn, tmp_path, sleep=waits.append)
+    assert waits == [] and conn.ledger == {}

@@ -57,27 +57,38 @@ def apply(conn, folder: Path, sleep=time.sleep) -> Outcome:
     """Runs the pending files of `folder` on `conn` (a psycopg connection in autocommit mode)."""
     from psycopg import errors
 
-    texts = {path.name: path.read_text() for path in sorted(folder.glob("*.sql"))}
-    files = {name: digest(text) for name, text in texts.items()}
-    conn.execute(LEDGER_DDL)
-    ledger = dict(conn.execute(f"SELECT file, sha256 FROM {LEDGER}").fetchall())
-    todo = pending(files, ledger)
+    # a deadlock or a lock timeout, or two `up`s at once (several hosts) creating the same table
+    conflicts = (errors.DeadlockDetected, errors.LockNotAvailable, errors.UniqueViolation)
     retries = 0
-    for name in todo:
+
+    def retrying(work) -> None:
+        nonlocal retries
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 with conn.transaction():
                     conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
-                    conn.execute(texts[name])
-                    conn.execute(
-                        f"INSERT INTO {LEDGER} (file, sha256) VALUES (%s, %s) "
-                        "ON CONFLICT (file) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()",
-                        (name, files[name]),
-                    )
-                break
-            except (errors.DeadlockDetected, errors.LockNotAvailable):
+                    work()
+                return
+            except conflicts:
                 if attempt == ATTEMPTS:
                     raise
                 retries += 1
                 sleep(0.5 * attempt)
+
+    texts = {path.name: path.read_text() for path in sorted(folder.glob("*.sql"))}
+    files = {name: digest(text) for name, text in texts.items()}
+    retrying(lambda: conn.execute(LEDGER_DDL))
+    ledger = dict(conn.execute(f"SELECT file, sha256 FROM {LEDGER}").fetchall())
+    todo = pending(files, ledger)
+    for name in todo:
+
+        def run(name=name) -> None:
+            conn.execute(texts[name])
+            conn.execute(
+                f"INSERT INTO {LEDGER} (file, sha256) VALUES (%s, %s) "
+                "ON CONFLICT (file) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()",
+                (name, files[name]),
+            )
+
+        retrying(run)
     return Outcome(tuple(todo), tuple(n for n in sorted(files) if n not in todo), retries)
