@@ -7,7 +7,8 @@ taking them table after table while the sink's transactions hold row locks acros
 deadlock. So a ledger table remembers the SHA-256 of each file as applied; a file runs only when it is
 new or has changed, each in a transaction of its own with its ledger row. A run that does meet a
 writer (a first `up` of a new version while the sink runs) waits at most `LOCK_TIMEOUT` for a lock and
-tries again on a deadlock or a lock timeout.
+tries again on a deadlock or a lock timeout, or when two `up`s at once (several hosts) create the same
+table.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from psycopg import errors
 
 LEDGER = "brokerstream_ddl"
 LOCK_TIMEOUT = "5s"
@@ -26,6 +29,11 @@ LEDGER_DDL = f"""CREATE TABLE IF NOT EXISTS {LEDGER} (
   sha256     text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now()
 )"""
+RECORD = (
+    f"INSERT INTO {LEDGER} (file, sha256) VALUES (%s, %s) "
+    "ON CONFLICT (file) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()"
+)
+CONFLICTS = (errors.DeadlockDetected, errors.LockNotAvailable, errors.UniqueViolation)
 
 
 @dataclass(frozen=True)
@@ -53,42 +61,30 @@ def pending(files: dict[str, str], ledger: dict[str, str]) -> list[str]:
     return [name for name in sorted(files) if ledger.get(name) != files[name]]
 
 
+def in_transaction(conn, statements: list[tuple[str, tuple | None]], sleep=time.sleep) -> int:
+    """Runs the (sql, params) statements in one transaction, again after a conflict; returns the retries."""
+    attempt = 1
+    while True:
+        try:
+            with conn.transaction():
+                conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+                for sql, params in statements:
+                    conn.execute(sql, params)
+            return attempt - 1
+        except CONFLICTS:
+            if attempt == ATTEMPTS:
+                raise
+            sleep(0.5 * attempt)
+            attempt += 1
+
+
 def apply(conn, folder: Path, sleep=time.sleep) -> Outcome:
     """Runs the pending files of `folder` on `conn` (a psycopg connection in autocommit mode)."""
-    from psycopg import errors
-
-    # a deadlock or a lock timeout, or two `up`s at once (several hosts) creating the same table
-    conflicts = (errors.DeadlockDetected, errors.LockNotAvailable, errors.UniqueViolation)
-    retries = 0
-
-    def retrying(work) -> None:
-        nonlocal retries
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                with conn.transaction():
-                    conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
-                    work()
-                return
-            except conflicts:
-                if attempt == ATTEMPTS:
-                    raise
-                retries += 1
-                sleep(0.5 * attempt)
-
     texts = {path.name: path.read_text() for path in sorted(folder.glob("*.sql"))}
     files = {name: digest(text) for name, text in texts.items()}
-    retrying(lambda: conn.execute(LEDGER_DDL))
+    retries = in_transaction(conn, [(LEDGER_DDL, None)], sleep)
     ledger = dict(conn.execute(f"SELECT file, sha256 FROM {LEDGER}").fetchall())
     todo = pending(files, ledger)
     for name in todo:
-
-        def run(name=name) -> None:
-            conn.execute(texts[name])
-            conn.execute(
-                f"INSERT INTO {LEDGER} (file, sha256) VALUES (%s, %s) "
-                "ON CONFLICT (file) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()",
-                (name, files[name]),
-            )
-
-        retrying(run)
+        retries += in_transaction(conn, [(texts[name], None), (RECORD, (name, files[name]))], sleep)
     return Outcome(tuple(todo), tuple(n for n in sorted(files) if n not in todo), retries)
