@@ -67,6 +67,14 @@ def test_a_retry_books_once_across_a_restart_and_another_members_same_id_is_its_
     assert first["status"] == "ACCEPTED"
     # the retry, with other values even: accepted for writing, but the first result stands
     assert m1.post("/orders", dict(order, quantity=50)).status_code == 202
+    # and a long poll for it answers that result: the retry's own result never comes, so the poll, which
+    # waits for an announcement of an order pending here, finds the first one in the store by its recheck
+    # (were it left to its wait, it would end in 202 PENDING)
+    again = m1.get(f"/orders/{order_id}", wait_ms=10000)
+    assert again.status_code == 200 and again.json() == first, again.text
+    # the same for the retry's own wait, which is another poll for an order pending here
+    waited = m1.post("/orders?wait_ms=10000", dict(order, quantity=51))
+    assert waited.status_code == 200 and waited.json() == first, waited.text
     theirs = m2.post("/orders", dict(order, account_id=a2, quantity=2))
     assert theirs.status_code == 202
     assert m2.get(f"/orders/{order_id}", wait_ms=10000).json()["account_id"] == a2

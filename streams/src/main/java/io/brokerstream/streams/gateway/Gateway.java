@@ -137,7 +137,7 @@ public final class Gateway implements AutoCloseable {
   private final HttpEdge edge;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers =
-      Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "gateway-timer"));
+      ResultPolls.timers(r -> daemon(r, "gateway-timer"));
   private final HttpClient peers =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final long traceOneIn;
@@ -187,7 +187,9 @@ public final class Gateway implements AutoCloseable {
             settings.getInt("gateway.max-waiting-polls-per-member"));
     this.workers =
         Executors.newFixedThreadPool(settings.getInt("gateway.threads"), r -> daemon(r, "gateway"));
-    this.resultPolls = new ResultPolls(polls, waiters, timers, workers);
+    this.resultPolls =
+        new ResultPolls(
+            polls, waiters, timers, workers, settings.getLong("gateway.result-recheck-ms"));
     // A batch may be large; every other body is one order or an amend.
     this.edge =
         new HttpEdge(
@@ -615,6 +617,7 @@ public final class Gateway implements AutoCloseable {
         member,
         key,
         wait,
+        () -> pending.isPending(key),
         () -> queries.result(where, key),
         r -> handle(call, () -> respondResult(call, r)),
         timedOut);

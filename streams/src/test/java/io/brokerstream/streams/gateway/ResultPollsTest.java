@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -18,10 +17,18 @@ import org.junit.jupiter.api.Test;
 
 /** However a long poll ends, its slot and its waiter are given back exactly once. */
 class ResultPollsTest {
+  private static final long RECHECK_MS = 100;
   private final PollLimits limits = new PollLimits(10, 2);
   private final ResultWaiters waiters = new ResultWaiters();
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
-  private final ResultPolls polls = new ResultPolls(limits, waiters, timers, Runnable::run);
+  private final ScheduledExecutorService timers =
+      ResultPolls.timers(
+          r -> {
+            Thread t = new Thread(r, "test-timer");
+            t.setDaemon(true);
+            return t;
+          });
+  private final ResultPolls polls =
+      new ResultPolls(limits, waiters, timers, Runnable::run, RECHECK_MS);
   private final List<Object> answers = new CopyOnWriteArrayList<>();
   private final Call call = new Call();
 
@@ -31,11 +38,16 @@ class ResultPollsTest {
   }
 
   private void await(long waitMs, java.util.function.Supplier<OrderResult> read) {
+    await(waitMs, false, read);
+  }
+
+  private void await(long waitMs, boolean onItsWay, java.util.function.Supplier<OrderResult> read) {
     polls.await(
         call,
         "M1",
         "M1|o-1",
         waitMs,
+        () -> onItsWay,
         read,
         r -> answers.add("result"),
         () -> answers.add("timed out"));
@@ -108,11 +120,106 @@ class ResultPollsTest {
   @Test
   void aMemberBeyondItsSlotsIsRefused429AndHoldsNothingMore() {
     await(60_000, () -> null);
-    polls.await(call, "M1", "M1|o-2", 60_000, () -> null, r -> {}, () -> {});
+    polls.await(call, "M1", "M1|o-2", 60_000, () -> false, () -> null, r -> {}, () -> {});
     assertThatThrownBy(
-            () -> polls.await(call, "M1", "M1|o-3", 60_000, () -> null, r -> {}, () -> {}))
+            () ->
+                polls.await(
+                    call, "M1", "M1|o-3", 60_000, () -> false, () -> null, r -> {}, () -> {}))
         .isInstanceOfSatisfying(HttpError.class, e -> assertThat(e.status).isEqualTo(429));
     assertThat(limits.waiting()).isEqualTo(2);
+  }
+
+  /** A store read that counts itself and answers what {@code stored} holds then. */
+  private static final class CountingRead implements java.util.function.Supplier<OrderResult> {
+    final java.util.concurrent.atomic.AtomicInteger reads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    volatile OrderResult stored;
+
+    @Override
+    public OrderResult get() {
+      reads.incrementAndGet();
+      return stored;
+    }
+  }
+
+  private int timersQueued() {
+    return ((java.util.concurrent.ScheduledThreadPoolExecutor) timers).getQueue().size();
+  }
+
+  @Test
+  void aPollThatEndsTakesItsTimerOutOfTheQueue() {
+    await(60_000, () -> null);
+    await(60_000, true, () -> null);
+    assertThat(timersQueued()).isEqualTo(2); // a wait, a recheck
+    waiters.complete("M1|o-1", sample()); // both polls wait for the same order
+    assertThat(answers).containsExactly("result", "result");
+    assertThat(timersQueued()).isZero();
+    await(60_000, () -> null);
+    call.hangUp();
+    assertThat(timersQueued()).isZero();
+    nothingHeld();
+  }
+
+  @Test
+  void aResultOnItsWayIsNotLookedForInTheStoreButAnnounced() throws InterruptedException {
+    CountingRead read = new CountingRead();
+    await(10_000, true, read);
+    assertThat(read.reads).hasValue(0);
+    waiters.complete("M1|o-1", sample());
+    TimeUnit.MILLISECONDS.sleep(RECHECK_MS * 3); // the recheck finds the poll ended: no read
+    assertThat(answers).containsExactly("result");
+    assertThat(read.reads).hasValue(0);
+    nothingHeld();
+  }
+
+  @Test
+  void aResultOnItsWayButStoredWithoutAnAnnouncementIsFoundByTheRecheck()
+      throws InterruptedException {
+    CountingRead read = new CountingRead();
+    read.stored = sample(); // an order id used again: its first result stands, none is announced
+    await(10_000, true, read);
+    assertThat(answers).isEmpty();
+    TimeUnit.MILLISECONDS.sleep(RECHECK_MS * 4);
+    assertThat(answers).containsExactly("result");
+    assertThat(read.reads).hasValue(1);
+    nothingHeld();
+  }
+
+  @Test
+  void aResultOnItsWayThatNeverComesIsReadOnceThenTheWaitRunsOut() throws InterruptedException {
+    CountingRead read = new CountingRead();
+    await(RECHECK_MS * 3, true, read);
+    TimeUnit.MILLISECONDS.sleep(RECHECK_MS * 2);
+    assertThat(read.reads).hasValue(1);
+    assertThat(answers).isEmpty();
+    assertThat(limits.waiting()).isEqualTo(1);
+    TimeUnit.MILLISECONDS.sleep(RECHECK_MS * 3);
+    assertThat(answers).containsExactly("timed out");
+    assertThat(read.reads).hasValue(1);
+    nothingHeld();
+  }
+
+  @Test
+  void aRecheckThatCannotReadTheStoreLeavesTheWaitToRunOut() throws InterruptedException {
+    await(
+        RECHECK_MS * 2,
+        true,
+        () -> {
+          throw new InvalidStateStoreException("moving");
+        });
+    TimeUnit.MILLISECONDS.sleep(RECHECK_MS * 5);
+    assertThat(answers).containsExactly("timed out");
+    nothingHeld();
+  }
+
+  @Test
+  void aWaitNoLongerThanTheRecheckReadsTheStoreAtOnce() {
+    CountingRead read = new CountingRead();
+    read.stored = sample();
+    await(RECHECK_MS, true, read);
+    assertThat(answers).containsExactly("result");
+    assertThat(read.reads).hasValue(1);
+    nothingHeld();
   }
 
   private static OrderResult sample() {
