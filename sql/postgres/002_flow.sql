@@ -1,15 +1,9 @@
--- The order flow's and the P&L flow's results, kept in Postgres by the Debezium JDBC sink
--- (connectors/sink-*.json) from their Kafka topics. Upserts by primary key: a replayed or re-sent
+-- The order flow's and the P&L flow's results, kept in Postgres by the project's sink connector
+-- (connectors/postgres-sink, configured by connectors/sink-*.json) from their Kafka topics. Upserts by primary key: a replayed or re-sent
 -- record rewrites its row, never duplicates it. Columns mirror the Avro schemas (decimal(18,6) =
 -- NUMERIC(18,6), timestamp-millis = timestamptz).
--- synced_at is ours, set by a trigger when a row is written: with the flow's own timestamps it
--- measures how far Postgres lags behind Kafka.
-
-CREATE OR REPLACE FUNCTION brokerstream_touch() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW.synced_at := clock_timestamp();
-  RETURN NEW;
-END $$;
+-- synced_at is ours, set by the sink's statement to the time it writes each row: with the flow's own
+-- timestamps it measures how far Postgres lags behind Kafka.
 
 -- Every order with its outcome: one row per order. An order id is unique per member while the flow
 -- remembers it (a day); one used again after that is another order, so a row is named by member, order id
@@ -145,16 +139,16 @@ SELECT 'MEMBER'::text AS scope, member_id, sum(market_value) AS market_value, su
        max(computed_ts) AS computed_ts, max(synced_at) AS synced_at
 FROM pnl_positions GROUP BY member_id;
 
+-- synced_at was once set by a row trigger (a PL/pgSQL call per row written): databases of that layout lose
+-- the triggers.
 DO $$
 DECLARE t text;
 BEGIN
   FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'realized_pnl', 'instrument_marks'] LOOP
-    IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = t || '_synced_at') THEN
-      EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION brokerstream_touch()',
-                     t || '_synced_at', t);
-    END IF;
+    EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I', t || '_synced_at', t);
   END LOOP;
 END $$;
+DROP FUNCTION IF EXISTS brokerstream_touch();
 
 -- Order ids became unique per member (not globally): tables of an older layout are keyed again, and
 -- the raw orders table, no longer synced, goes.

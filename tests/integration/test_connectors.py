@@ -154,6 +154,20 @@ def test_after_a_run_postgres_holds_what_the_topics_hold(stack, world):
 
     wait_for(same, what="positions in Postgres equal to the topic")
 
+    # every row says when the sink wrote it (the sink's statement stamps it; no trigger does), after the
+    # flow decided it and never in the future
+    stamps = postgres_rows(
+        stack,
+        "SELECT count(*) FILTER (WHERE synced_at IS NULL), "
+        "count(*) FILTER (WHERE synced_at < processed_ts OR synced_at > clock_timestamp()) "
+        "FROM order_results WHERE order_id LIKE %s",
+        tag + "%",
+    )
+    assert stamps == [(0, 0)]
+    assert postgres_rows(
+        stack, "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE %s", "%synced_at"
+    ) == [(0,)]
+
 
 def test_restarting_the_sinks_mid_run_leaves_no_duplicates_and_no_gaps(stack, world):
     tag = f"rs{uuid.uuid4().hex[:6]}"

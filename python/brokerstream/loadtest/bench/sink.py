@@ -4,7 +4,7 @@
 
 With the stack up (streams app and sinks running) and reference data loaded: give every equity an
 opening price, produce orders at a steady rate, wait until the app and the sinks have caught up, then
-ask Postgres. Each row's `synced_at` (set by a trigger when the sink writes it, on the database's
+ask Postgres. Each row's `synced_at` (set by the sink's upsert when it writes the row, on the database's
 clock) against the flow's own timestamp: `processed_ts` of the order result, `updated_ts` of the
 position. The positions table keeps one row per position, so its sample is each position's last update
 in the run: the update that had to wait behind all the others.

@@ -18,9 +18,9 @@ import org.apache.kafka.connect.sink.SinkConnector;
  *   conflict.&lt;table&gt;  update (default: the newest record of a key wins) or nothing (rows never change)
  * </pre>
  *
- * Columns are the record's fields the table has; {@code synced_at} is the table's own (a trigger).
- * A record that cannot be written goes to the worker's dead letter queue with its cause
- * (errors.tolerance=all).
+ * Columns are the record's fields the table has; {@code synced_at}, where the table has it, is the
+ * time the sink wrote the row (set by its statement, never from a record). A record that cannot be
+ * written goes to the worker's dead letter queue with its cause (errors.tolerance=all).
  */
 public final class PostgresSinkConnector extends SinkConnector {
   static final String VERSION = "0.1.0";

@@ -51,7 +51,8 @@ class TableSyncTest {
                 "bs_stage_positions",
                 List.of("account_id", "instrument_id", "quantity"),
                 List.of("account_id", "instrument_id"),
-                true))
+                true,
+                false))
         .isEqualTo(
             "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\") SELECT \"account_id\", "
                 + "\"instrument_id\", \"quantity\" FROM \"bs_stage_positions\" ON CONFLICT "
@@ -62,8 +63,56 @@ class TableSyncTest {
                 "s",
                 List.of("event", "__connect_offset"),
                 List.of("__connect_offset"),
+                false,
                 false))
         .endsWith("ON CONFLICT (\"__connect_offset\") DO NOTHING");
+  }
+
+  @Test
+  void aStampedTableGetsTheTimeEachRowIsWrittenOnInsertAndOnUpdate() {
+    assertThat(
+            TableSync.upsert(
+                "positions",
+                "s",
+                List.of("account_id", "instrument_id", "quantity"),
+                List.of("account_id", "instrument_id"),
+                true,
+                true))
+        .isEqualTo(
+            "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\", \"synced_at\") "
+                + "SELECT \"account_id\", \"instrument_id\", \"quantity\", clock_timestamp() FROM \"s\" "
+                + "ON CONFLICT (\"account_id\", \"instrument_id\") DO UPDATE SET \"quantity\" = "
+                + "EXCLUDED.\"quantity\", \"synced_at\" = EXCLUDED.\"synced_at\"");
+    assertThat(
+            TableSync.upsert(
+                "order_events",
+                "s",
+                List.of("event", "__connect_offset"),
+                List.of("__connect_offset"),
+                false,
+                true))
+        .isEqualTo(
+            "INSERT INTO \"order_events\" (\"event\", \"__connect_offset\", \"synced_at\") SELECT "
+                + "\"event\", \"__connect_offset\", clock_timestamp() FROM \"s\" ON CONFLICT "
+                + "(\"__connect_offset\") DO NOTHING");
+  }
+
+  @Test
+  void aRecordFieldNamedSyncedAtIsNotTakenForTheTablesStamp() {
+    Schema withStamp =
+        SchemaBuilder.struct()
+            .name("Stamped")
+            .field("account_id", Schema.STRING_SCHEMA)
+            .field("instrument_id", Schema.STRING_SCHEMA)
+            .field("synced_at", Schema.STRING_SCHEMA)
+            .build();
+    TableSync sync =
+        new TableSync(
+            "positions",
+            List.of("account_id", "instrument_id"),
+            true,
+            columns("account_id", "instrument_id", "synced_at"));
+    assertThat(sync.columnsFor(withStamp)).containsExactly("account_id", "instrument_id");
   }
 
   @Test
