@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * table file (a fifth of the gateway's event loops at a thousand polls a second). The result is
  * announced to the waiter instead; one read after {@code recheckMs} answers the few whose result is
  * stored without an announcement here (an id used again, a result restored while its task was
- * elsewhere), and the wait's end reads it as every poll's does.
+ * elsewhere), and the wait's end answers as every poll's does.
  *
  * <p>A poll that ends takes its timer out of the queue (the gateway's timer executor removes
  * cancelled tasks): otherwise every poll's timer would still wake the timer thread when it fell

@@ -43,54 +43,46 @@ class TableSyncTest {
     return new LinkedHashSet<>(List.of(names));
   }
 
+  /** A positions upsert (keyed, updated) and an events one (rows never change), stamped or not. */
+  private static String positions(boolean stamped) {
+    return TableSync.upsert(
+        "positions",
+        "s",
+        List.of("account_id", "instrument_id", "quantity"),
+        List.of("account_id", "instrument_id"),
+        true,
+        stamped);
+  }
+
+  private static String events(boolean stamped) {
+    return TableSync.upsert(
+        "order_events",
+        "s",
+        List.of("event", "__connect_offset"),
+        List.of("__connect_offset"),
+        false,
+        stamped);
+  }
+
   @Test
   void aKeyedTableUpsertsTheLastRecordOfEachKeyAndSetsEveryOtherColumn() {
-    assertThat(
-            TableSync.upsert(
-                "positions",
-                "bs_stage_positions",
-                List.of("account_id", "instrument_id", "quantity"),
-                List.of("account_id", "instrument_id"),
-                true,
-                false))
+    assertThat(positions(false))
         .isEqualTo(
             "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\") SELECT \"account_id\", "
-                + "\"instrument_id\", \"quantity\" FROM \"bs_stage_positions\" ON CONFLICT "
+                + "\"instrument_id\", \"quantity\" FROM \"s\" ON CONFLICT "
                 + "(\"account_id\", \"instrument_id\") DO UPDATE SET \"quantity\" = EXCLUDED.\"quantity\"");
-    assertThat(
-            TableSync.upsert(
-                "order_events",
-                "s",
-                List.of("event", "__connect_offset"),
-                List.of("__connect_offset"),
-                false,
-                false))
-        .endsWith("ON CONFLICT (\"__connect_offset\") DO NOTHING");
+    assertThat(events(false)).endsWith("ON CONFLICT (\"__connect_offset\") DO NOTHING");
   }
 
   @Test
   void aStampedTableGetsTheTimeEachRowIsWrittenOnInsertAndOnUpdate() {
-    assertThat(
-            TableSync.upsert(
-                "positions",
-                "s",
-                List.of("account_id", "instrument_id", "quantity"),
-                List.of("account_id", "instrument_id"),
-                true,
-                true))
+    assertThat(positions(true))
         .isEqualTo(
             "INSERT INTO \"positions\" (\"account_id\", \"instrument_id\", \"quantity\", \"synced_at\") "
                 + "SELECT \"account_id\", \"instrument_id\", \"quantity\", clock_timestamp() FROM \"s\" "
                 + "ON CONFLICT (\"account_id\", \"instrument_id\") DO UPDATE SET \"quantity\" = "
                 + "EXCLUDED.\"quantity\", \"synced_at\" = EXCLUDED.\"synced_at\"");
-    assertThat(
-            TableSync.upsert(
-                "order_events",
-                "s",
-                List.of("event", "__connect_offset"),
-                List.of("__connect_offset"),
-                false,
-                true))
+    assertThat(events(true))
         .isEqualTo(
             "INSERT INTO \"order_events\" (\"event\", \"__connect_offset\", \"synced_at\") SELECT "
                 + "\"event\", \"__connect_offset\", clock_timestamp() FROM \"s\" ON CONFLICT "
