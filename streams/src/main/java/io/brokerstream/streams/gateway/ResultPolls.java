@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -134,7 +135,7 @@ final class ResultPolls {
    * The gateway's timers: one thread, and a cancelled timer leaves the queue at once (see the class
    * comment).
    */
-  static ScheduledExecutorService timers(java.util.concurrent.ThreadFactory threads) {
+  static ScheduledExecutorService timers(ThreadFactory threads) {
     ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, threads);
     timers.setRemoveOnCancelPolicy(true);
     return timers;

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,11 +40,11 @@ class ResultPollsTest {
     timers.shutdownNow();
   }
 
-  private void await(long waitMs, java.util.function.Supplier<OrderResult> read) {
+  private void await(long waitMs, Supplier<OrderResult> read) {
     await(waitMs, false, read);
   }
 
-  private void await(long waitMs, boolean onItsWay, java.util.function.Supplier<OrderResult> read) {
+  private void await(long waitMs, boolean onItsWay, Supplier<OrderResult> read) {
     polls.await(
         call,
         "M1",
@@ -130,9 +133,8 @@ class ResultPollsTest {
   }
 
   /** A store read that counts itself and answers what {@code stored} holds then. */
-  private static final class CountingRead implements java.util.function.Supplier<OrderResult> {
-    final java.util.concurrent.atomic.AtomicInteger reads =
-        new java.util.concurrent.atomic.AtomicInteger();
+  private static final class CountingRead implements Supplier<OrderResult> {
+    final AtomicInteger reads = new AtomicInteger();
     volatile OrderResult stored;
 
     @Override
@@ -143,7 +145,7 @@ class ResultPollsTest {
   }
 
   private int timersQueued() {
-    return ((java.util.concurrent.ScheduledThreadPoolExecutor) timers).getQueue().size();
+    return ((ScheduledThreadPoolExecutor) timers).getQueue().size();
   }
 
   @Test
