@@ -158,6 +158,46 @@ def test_an_unknown_collector_is_refused_by_name(tmp_path):
         stack.services["streams"].launch()
 
 
+def _jvm_options(service) -> list[str]:
+    """What a JVM the launcher starts is given: its argv, or for Flink the options its script adds."""
+    launch = service.launch()
+    flink = {k: v for k, v in (launch.env or {}).items() if k.startswith("FLINK_ENV_JAVA_OPTS_")}
+    return " ".join(flink.values()).split() if service.name.startswith("flink") else list(launch.argv)
+
+
+@pytest.mark.parametrize(
+    "named, c1",
+    [
+        ("", set()),
+        (
+            "registry,flink-jobmanager,flink-sql-gateway",
+            {"registry", "flink-jobmanager", "flink-sql-gateway"},
+        ),
+        # a group name covers every instance of it
+        (" streams , flink-taskmanager", {"streams", "streams-2", "flink-taskmanager", "flink-taskmanager-2"}),
+        ("kafka,connect,baseline", {"kafka", "connect", "baseline"}),
+    ],
+)
+def test_the_jvms_named_for_c1_alone_compile_with_it_and_no_other_does(tmp_path, named, c1):
+    stack = Stack(cfg_of(tmp_path, BS_JAVA_C1_ONLY=named, BS_STREAMS_INSTANCES="2", BS_FLINK_TASKMANAGERS="2"))
+    jvms = {name: s for name, s in stack.services.items() if name != "postgres"}
+    assert {"streams-2", "flink-taskmanager-2", "baseline", "flink-sql-gateway"} <= set(jvms)
+    got = {name for name, s in jvms.items() if "-XX:TieredStopAtLevel=1" in _jvm_options(s)}
+    assert got == c1
+
+
+def test_the_default_compiles_the_control_plane_with_c1_alone_and_the_order_path_with_both(tmp_path):
+    stack = Stack(cfg_of(tmp_path))
+    c1 = {n for n, s in stack.services.items() if n != "postgres" and "-XX:TieredStopAtLevel=1" in _jvm_options(s)}
+    assert c1 == {"registry", "flink-jobmanager", "flink-sql-gateway"}
+
+
+def test_an_unknown_jvm_named_for_c1_is_refused_by_name(tmp_path):
+    stack = Stack(cfg_of(tmp_path, BS_JAVA_C1_ONLY="registry,zookeeper"))
+    with pytest.raises(ValueError, match="BS_JAVA_C1_ONLY.*zookeeper"):
+        stack.services["registry"].launch()
+
+
 PLACED = (
     "postgres=10.0.0.1,kafka=10.0.0.1,registry=10.0.0.1,streams=10.0.0.1,"
     "kafka-2=10.0.0.2,connect=10.0.0.2,streams-2=10.0.0.2,"

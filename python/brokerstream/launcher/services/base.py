@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import urllib.error
@@ -117,6 +118,31 @@ def gc_flags(name: str) -> list[str]:
     if name not in GARBAGE_COLLECTORS:
         raise ValueError(f"BS_JAVA_GC must be one of {', '.join(GARBAGE_COLLECTORS)}, got {name!r}")
     return list(GARBAGE_COLLECTORS[name])
+
+
+# The JVMs BS_JAVA_C1_ONLY may name: a service, or every instance of it (`streams` covers `streams-2`).
+JVM_SERVICES = (
+    "kafka",
+    "registry",
+    "connect",
+    "streams",
+    "baseline",
+    "flink-jobmanager",
+    "flink-taskmanager",
+    "flink-sql-gateway",
+)
+
+
+def jit_flags(service: "Service") -> list[str]:
+    """C1 alone for a JVM BS_JAVA_C1_ONLY names: it compiles what it runs in a fraction of the CPU that
+    C2 spends and runs it somewhat slower, which is the better trade for a JVM that does little per order.
+    """
+    named = [n.strip() for n in service.cfg.get("BS_JAVA_C1_ONLY", "").split(",") if n.strip()]
+    unknown = [n for n in named if n not in JVM_SERVICES]
+    if unknown:
+        raise ValueError(f"BS_JAVA_C1_ONLY names JVMs of {', '.join(JVM_SERVICES)}, not {', '.join(unknown)}")
+    base = re.sub(r"-[0-9]+$", "", service.name)
+    return ["-XX:TieredStopAtLevel=1"] if base in named else []
 
 
 def metrics_agent(service: "Service", port: int, rules: str) -> str:

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 
 from brokerstream.clients.kafka_security import java_client_file
-from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, jit_flags
 
 JAR = ("baseline", "baseline-0.1.0.jar")
 
@@ -54,7 +54,7 @@ class Baseline(Service):
         env.update(self.environment())
         argv = [
             self.cfg.java(min_version=21),
-            *java_opts(self.cfg["BS_BASELINE_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            *java_opts(self.cfg["BS_BASELINE_HEAP"], *jit_flags(self), gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *self.cfg["BS_BASELINE_JAVA_OPTS"].split(),
             "-jar",

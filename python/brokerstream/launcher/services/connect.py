@@ -7,7 +7,15 @@ import os
 from dataclasses import dataclass
 
 from brokerstream.clients.kafka_security import java_client_properties
-from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, metrics_agent, write_if_changed
+from brokerstream.launcher.services.base import (
+    Launch,
+    Service,
+    http_ok,
+    java_opts,
+    jit_flags,
+    metrics_agent,
+    write_if_changed,
+)
 from brokerstream.launcher.services.kafka import LOG4J
 
 METRICS = "platform/metrics/connect-jmx.yaml"
@@ -90,7 +98,7 @@ class Connect(Service):
     def launch(self) -> Launch:
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_CONNECT_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            *java_opts(self.cfg["BS_CONNECT_HEAP"], *jit_flags(self), gc=self.cfg["BS_JAVA_GC"]),
             metrics_agent(self, self.cfg.port("connect_metrics"), METRICS),
             f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
             "-cp",

@@ -18,6 +18,7 @@ from brokerstream.launcher.services.base import (
     Service,
     gc_flags,
     http_ok,
+    jit_flags,
     metrics_agent,
     write_if_changed,
 )
@@ -167,7 +168,8 @@ class FlinkJobManager(FlinkBase):
         }
 
     def launch(self) -> Launch:
-        env = {**self.env(), "FLINK_ENV_JAVA_OPTS_JM": metrics_agent(self, self.cfg.port("flink_jm_metrics"), METRICS)}
+        agent = metrics_agent(self, self.cfg.port("flink_jm_metrics"), METRICS)
+        env = {**self.env(), "FLINK_ENV_JAVA_OPTS_JM": " ".join([agent, *jit_flags(self)])}
         return Launch(argv=["bash", self.script("jobmanager.sh"), "start-foreground"], env=env)
 
     def healthy(self) -> bool:
@@ -204,7 +206,7 @@ class FlinkTaskManager(FlinkBase):
                 f"-Dtaskmanager.bind-host={self.host}",
             ]
         agent = metrics_agent(self, self.cfg.taskmanager_metrics_port(self.instance), METRICS)
-        return Launch(argv=argv, env={**self.env(), "FLINK_ENV_JAVA_OPTS_TM": agent})
+        return Launch(argv=argv, env={**self.env(), "FLINK_ENV_JAVA_OPTS_TM": " ".join([agent, *jit_flags(self)])})
 
     def healthy(self) -> bool:
         # this one's own registration: the JobManager lists each TaskManager with its data port
@@ -223,7 +225,8 @@ class FlinkSqlGateway(FlinkBase):
         return {"rest": self.cfg.port("flink_sql_gateway")}
 
     def launch(self) -> Launch:
-        return Launch(argv=["bash", self.script("sql-gateway.sh"), "start-foreground"], env=self.env())
+        env = {**self.env(), "FLINK_ENV_JAVA_OPTS_SQL_GATEWAY": " ".join(jit_flags(self))}
+        return Launch(argv=["bash", self.script("sql-gateway.sh"), "start-foreground"], env=env)
 
     def healthy(self) -> bool:
         return http_ok(self.cfg.sql_gateway_url + "/v1/info") is not None

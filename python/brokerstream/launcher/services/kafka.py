@@ -18,6 +18,7 @@ from brokerstream.launcher.services.base import (
     Launch,
     Service,
     java_opts,
+    jit_flags,
     metrics_agent,
     port_open,
     write_if_changed,
@@ -176,7 +177,7 @@ class Kafka(Service):
         # Request and topic counters over HTTP on loopback (what `bench cost` divides by the orders)
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_KAFKA_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            *java_opts(self.cfg["BS_KAFKA_HEAP"], *jit_flags(self), gc=self.cfg["BS_JAVA_GC"]),
             metrics_agent(self, self.cfg.kafka_metrics_port(self.node), METRICS),
             f"-Dlog4j2.configurationFile={self.cfg.root / LOG4J}",
             f"-Dkafka.logs.dir={self.layout.cfg.log_dir}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, jit_flags
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Registry(Service):
         props = [f"-D{k}={v}" for k, v in self.properties().items()]
         argv = [
             self.cfg.java(min_version=21),
-            *java_opts(self.cfg["BS_REGISTRY_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            *java_opts(self.cfg["BS_REGISTRY_HEAP"], *jit_flags(self), gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *props,
             "-jar",

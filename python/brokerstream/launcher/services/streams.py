@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from brokerstream.clients.kafka_security import GATEWAY, java_client_file
-from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts
+from brokerstream.launcher.services.base import Launch, Service, http_ok, java_opts, jit_flags
 
 JAR = ("streams", "streams-0.1.0.jar")
 
@@ -62,7 +62,7 @@ class StreamsApp(Service):
         env.update(self.environment())
         argv = [
             self.cfg.java(),
-            *java_opts(self.cfg["BS_STREAMS_HEAP"], gc=self.cfg["BS_JAVA_GC"]),
+            *java_opts(self.cfg["BS_STREAMS_HEAP"], *jit_flags(self), gc=self.cfg["BS_JAVA_GC"]),
             f"-Djava.io.tmpdir={self.data}",
             *self.cfg["BS_STREAMS_JAVA_OPTS"].split(),
             "-jar",
