@@ -222,3 +222,18 @@ def test_the_connect_worker_keeps_the_native_workers_group_topics_and_rebalance_
         name = key.upper().replace(".", "_")
         value = env.get(name if key in plain else "CONNECT_" + name)
         assert str(value) == native[key], f"{key}: compose {value}, native {native[key]}"
+
+
+def test_the_jvms_that_compile_with_c1_alone_natively_do_so_in_compose(resolved):
+    native = set(config.parse_env_file(config.DEFAULTS_FILE)["BS_JAVA_C1_ONLY"].split(","))
+    assert native == {"registry", "flink-jobmanager", "flink-sql-gateway"}, "compose names these three"
+    services = resolved["services"]
+    registry = services["schema-registry"]["environment"]
+    assert "-XX:TieredStopAtLevel=1" in registry["JAVA_TOOL_OPTIONS"].split()
+    flink = yaml.safe_load(services["flink-jobmanager"]["environment"]["FLINK_PROPERTIES"])
+    for part in ("jobmanager", "sql-gateway"):
+        assert "-XX:TieredStopAtLevel=1" in flink[f"env.java.opts.{part}"].split()
+    assert "env.java.opts.taskmanager" not in flink and "env.java.opts.all" not in flink
+    # the TaskManager shares the properties but reads neither of those two
+    for name in ("kafka", "connect", "streams"):
+        assert "TieredStopAtLevel" not in str(services[name].get("environment", {})), name

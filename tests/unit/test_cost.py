@@ -10,6 +10,8 @@ SCRAPE = """# HELP kafka_requests_total Requests
 kafka_requests_total{request="Produce",version="10",} 100.0
 kafka_requests_total{request="Produce",version="13",} 50.0
 kafka_requests_total{request="Fetch",version="17",} 30.0
+kafka_requests_total{request="FetchConsumer",version="17",} 28.0
+kafka_requests_total{request="FetchFollower",version="17",} 2.0
 kafka_topic_messages_in_total{topic="orders",} 1000.0
 kafka_topic_bytes_in_total{topic="orders",} 150000.0
 kafka_topic_bytes_out_total{topic="orders",} 999.0
@@ -17,7 +19,8 @@ jvm_memory_bytes_used{area="heap",} 1.0E8
 """
 
 
-def test_the_exporters_text_is_read_by_api_key_and_topic_versions_summed():
+def test_the_exporters_text_is_read_by_api_key_and_topic_versions_summed_each_fetch_once():
+    # the broker counts each fetch as Fetch and again as FetchConsumer or FetchFollower
     assert cost.parse_prometheus(SCRAPE) == {
         ("requests", "Produce"): 150.0,
         ("requests", "Fetch"): 30.0,

@@ -206,3 +206,14 @@ def test_postgres_decodes_logically_and_gets_the_native_ddl(docs):
     ddl = {c["metadata"]["name"]: c for c in of_kind(docs, "ConfigMap")}["brokerstream-ddl"]["data"]
     sql = config.ROOT / "sql" / "postgres"
     assert ddl == {p.name: p.read_text().rstrip("\n") for p in sorted(sql.glob("*.sql"))}
+
+
+def test_the_jvms_that_compile_with_c1_alone_natively_do_so_in_the_chart(docs):
+    native = config.load(environ={})["BS_JAVA_C1_ONLY"].split(",")
+    assert {"registry", "flink-jobmanager"} <= set(native)
+    (job,) = of_kind(docs, "FlinkDeployment")
+    assert "-XX:TieredStopAtLevel=1" in job["spec"]["flinkConfiguration"]["env.java.opts.jobmanager"].split()
+    assert "env.java.opts.taskmanager" not in job["spec"]["flinkConfiguration"]
+    (registry,) = [d for d in of_kind(docs, "Deployment") if d["metadata"]["name"] == "brokerstream-registry"]
+    env = {e["name"]: e.get("value") for e in registry["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert "-XX:TieredStopAtLevel=1" in env["JAVA_TOOL_OPTIONS"].split()

@@ -39,6 +39,9 @@ KINDS = {
     "kafka_topic_messages_in_total": "records",
     "kafka_topic_bytes_in_total": "bytes",
 }
+# The broker counts a fetch twice, as Fetch and as FetchConsumer or FetchFollower (the kind of fetcher):
+# the two kinds are left out, so that each request is counted once.
+FETCHER_KINDS = frozenset({"FetchConsumer", "FetchFollower"})
 # CPU groups whose processes are the stack (launcher/cpugroups.py); `clients` are the load generators
 STACK_GROUPS = ("orders", "platform", "pnl", "sync")
 
@@ -51,7 +54,7 @@ def parse_prometheus(text: str) -> dict[tuple[str, str], float]:
         if sample.name not in BROKER_FAMILIES:
             continue
         name = sample.labels.get(BROKER_FAMILIES[sample.name])
-        if name is None:
+        if name is None or (sample.name == "kafka_requests_total" and name in FETCHER_KINDS):
             continue
         key = (KINDS[sample.name], name)
         out[key] = out.get(key, 0.0) + sample.value
