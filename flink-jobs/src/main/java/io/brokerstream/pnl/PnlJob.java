@@ -3,6 +3,7 @@ package io.brokerstream.pnl;
 import io.brokerstream.kafka.ClientLogin;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -189,6 +190,19 @@ public final class PnlJob {
         .build();
   }
 
+  /** The reference topics the job reads: rare changes, so their fetches may wait longer. */
+  static final Set<String> REFERENCE_TOPICS = Set.of("ref.instruments", "ref.equity-starts");
+
+  /**
+   * How long a fetch of {@code topic} waits for bytes before it answers with what there is (ms).
+   */
+  static String fetchMaxWaitMs(PnlSettings settings, String topic) {
+    return settings.get(
+        REFERENCE_TOPICS.contains(topic)
+            ? "reference.fetch-max-wait-ms"
+            : "source.fetch-max-wait-ms");
+  }
+
   private static DataStream<PnlInput> source(
       StreamExecutionEnvironment env,
       PnlSettings settings,
@@ -210,7 +224,7 @@ public final class PnlJob {
             // a fetch waits for bytes rather than asking again per record: the windows are a second
             // long
             .setProperty("fetch.min.bytes", "65536")
-            .setProperty("fetch.max.wait.ms", settings.get("source.fetch-max-wait-ms"))
+            .setProperty("fetch.max.wait.ms", fetchMaxWaitMs(settings, topic))
             .setProperty("client.id.prefix", group + "-" + topic)
             .build();
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), topic).uid("source-" + topic);
