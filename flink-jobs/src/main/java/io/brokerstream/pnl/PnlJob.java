@@ -27,6 +27,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class PnlJob {
   public static final String NAME = "brokerstream-pnl";
+  static final String REF_INSTRUMENTS = "ref.instruments";
+  static final String REF_EQUITY_STARTS = "ref.equity-starts";
 
   private PnlJob() {}
 
@@ -91,7 +93,7 @@ public final class PnlJob {
             env,
             settings,
             login,
-            "ref.instruments",
+            REF_INSTRUMENTS,
             OffsetsInitializer.earliest(),
             new InputSchemas.Instruments(registry));
     DataStream<PnlInput> volatilities =
@@ -99,7 +101,7 @@ public final class PnlJob {
             env,
             settings,
             login,
-            "ref.equity-starts",
+            REF_EQUITY_STARTS,
             OffsetsInitializer.earliest(),
             new InputSchemas.Volatilities(registry));
 
@@ -191,7 +193,7 @@ public final class PnlJob {
   }
 
   /** The reference topics the job reads: rare changes, so their fetches may wait longer. */
-  static final Set<String> REFERENCE_TOPICS = Set.of("ref.instruments", "ref.equity-starts");
+  static final Set<String> REFERENCE_TOPICS = Set.of(REF_INSTRUMENTS, REF_EQUITY_STARTS);
 
   /**
    * How long a fetch of {@code topic} waits for bytes before it answers with what there is (ms).
