@@ -56,6 +56,17 @@ FROM (
 )
 WHERE newest = 1;
 
+-- name: realized_pnl_by_account
+-- purpose: P&L realized per account: its closing fills, the units they closed and what they realized.
+CREATE VIEW realized_pnl_by_account AS
+SELECT account_id,
+       COUNT(*) AS closing_fills,
+       SUM(closed_quantity) AS closed_quantity,
+       SUM(realized_pnl) AS realized_pnl
+FROM order_results
+WHERE closed_quantity > 0
+GROUP BY account_id;
+
 -- name: tick_rates_per_instrument
 -- purpose: Price ticks per instrument per minute of event time, with the rate per second and the price range.
 CREATE VIEW tick_rates_per_instrument AS

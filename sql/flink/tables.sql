@@ -59,6 +59,8 @@ CREATE TABLE order_results (
   trace_id STRING,
   limit_price DECIMAL(18, 6),
   short_sale BOOLEAN NOT NULL,
+  closed_quantity BIGINT NOT NULL,
+  closed_avg_cost DECIMAL(18, 6),
   WATERMARK FOR processed_ts AS processed_ts - INTERVAL '5' SECOND
 ) WITH (
   'connector' = 'kafka',
@@ -113,28 +115,6 @@ CREATE TABLE price_ticks (
   'value.format' = 'avro-confluent',
   'value.avro-confluent.url' = '${registry_url}',
   'value.avro-confluent.schema' = '${schema:PriceTick}'
-);
-
-CREATE TABLE realized_pnl (
-  order_id STRING NOT NULL,
-  account_id STRING NOT NULL,
-  member_id STRING NOT NULL,
-  instrument_id STRING NOT NULL,
-  closed_quantity BIGINT NOT NULL,
-  fill_price DECIMAL(18, 6) NOT NULL,
-  avg_cost DECIMAL(18, 6) NOT NULL,
-  realized_pnl DECIMAL(18, 6) NOT NULL,
-  ts TIMESTAMP(3) NOT NULL,
-  ingest_ts TIMESTAMP(3) NOT NULL
-) WITH (
-  'connector' = 'kafka',
-  'topic' = 'realized-pnl',
-  'properties.bootstrap.servers' = '${kafka_bootstrap}',
-  'properties.isolation.level' = 'read_committed',
-  'scan.startup.mode' = 'earliest-offset',
-  'value.format' = 'avro-confluent',
-  'value.avro-confluent.url' = '${registry_url}',
-  'value.avro-confluent.schema' = '${schema:RealizedPnl}'
 );
 
 -- Unrealized P&L per member from the P&L job: the latest record of a member is its current P&L.

@@ -48,6 +48,18 @@ CREATE TABLE IF NOT EXISTS pnl_by_member AS
   FROM pnl_members
   EMIT CHANGES;
 
+-- name: realized_pnl_by_account
+-- purpose: P&L realized per account: its closing fills, the units they closed and what they realized.
+CREATE TABLE IF NOT EXISTS realized_pnl_by_account AS
+  SELECT account_id,
+         COUNT(*) AS closing_fills,
+         SUM(closed_quantity) AS closed_quantity,
+         SUM(realized_pnl) AS realized_pnl
+  FROM order_results
+  WHERE closed_quantity > 0
+  GROUP BY account_id
+  EMIT CHANGES;
+
 -- name: tick_rates_per_instrument
 -- purpose: Price ticks per instrument per minute of event time, with the rate per second and the price range.
 CREATE TABLE IF NOT EXISTS tick_rates_per_instrument AS

@@ -23,8 +23,5 @@ CREATE STREAM IF NOT EXISTS price_ticks (tick_key STRING KEY)
   WITH (KAFKA_TOPIC = 'price-ticks', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO',
         TIMESTAMP = 'event_ts');
 
-CREATE STREAM IF NOT EXISTS realized_pnl (realized_key STRING KEY)
-  WITH (KAFKA_TOPIC = 'realized-pnl', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO');
-
 CREATE TABLE IF NOT EXISTS pnl_members (member_key STRING PRIMARY KEY)
   WITH (KAFKA_TOPIC = 'pnl.members', KEY_FORMAT = 'KAFKA', VALUE_FORMAT = 'AVRO');

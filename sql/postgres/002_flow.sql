@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS order_results (
   trace_id      text,
   limit_price   numeric(18, 6),
   short_sale    boolean NOT NULL DEFAULT false,
+  closed_quantity bigint NOT NULL DEFAULT 0,
+  closed_avg_cost numeric(18, 6),
   synced_at     timestamptz,
   PRIMARY KEY (member_id, order_id, ingest_ts)
 );
@@ -75,23 +77,6 @@ CREATE TABLE IF NOT EXISTS positions (
 -- Positions by instrument, and by underlying (an equity and the options on it revalue together).
 CREATE INDEX IF NOT EXISTS positions_by_instrument ON positions (instrument_id);
 CREATE INDEX IF NOT EXISTS positions_by_underlying ON positions (underlying_id);
-
--- One row per fill that realized P&L, named like its order's row (member, order id, ingest_ts).
-CREATE TABLE IF NOT EXISTS realized_pnl (
-  order_id        text NOT NULL,
-  account_id      text NOT NULL,
-  member_id       text NOT NULL,
-  instrument_id   text NOT NULL,
-  closed_quantity bigint NOT NULL,
-  fill_price      numeric(18, 6) NOT NULL,
-  avg_cost        numeric(18, 6) NOT NULL,
-  realized_pnl    numeric(18, 6) NOT NULL,
-  ts              timestamptz NOT NULL,
-  ingest_ts       timestamptz NOT NULL,
-  synced_at       timestamptz,
-  PRIMARY KEY (member_id, order_id, ingest_ts)
-);
-CREATE INDEX IF NOT EXISTS realized_pnl_by_account ON realized_pnl (account_id, ts);
 
 -- Unrealized P&L. The P&L job writes each held instrument's mark (pnl.mark-snapshots: at most once per
 -- instrument per snapshot interval); a position's P&L is its quantity and cost at its instrument's mark, and
@@ -144,7 +129,7 @@ FROM pnl_positions GROUP BY member_id;
 DO $$
 DECLARE t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'realized_pnl', 'instrument_marks'] LOOP
+  FOREACH t IN ARRAY ARRAY['order_results', 'order_events', 'positions', 'instrument_marks'] LOOP
     EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I', t || '_synced_at', t);
   END LOOP;
 END $$;
@@ -160,7 +145,8 @@ ALTER TABLE order_results ADD COLUMN IF NOT EXISTS short_sale boolean NOT NULL D
 DO $$
 DECLARE t text;
 BEGIN
-  IF NOT EXISTS (SELECT FROM information_schema.columns WHERE table_name = 'realized_pnl' AND column_name = 'ingest_ts') THEN
+  IF EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'realized_pnl')
+     AND NOT EXISTS (SELECT FROM information_schema.columns WHERE table_name = 'realized_pnl' AND column_name = 'ingest_ts') THEN
     ALTER TABLE realized_pnl ADD COLUMN ingest_ts timestamptz;
     UPDATE realized_pnl SET ingest_ts = ts;
     ALTER TABLE realized_pnl ALTER COLUMN ingest_ts SET NOT NULL;
@@ -174,3 +160,27 @@ BEGIN
   END LOOP;
 END $$;
 DROP TABLE IF EXISTS orders;
+
+-- Realized P&L: a fill that reduced, closed or flipped a position says so in its order's row
+-- (closed_quantity > 0, the closed units' closed_avg_cost, realized_pnl), so realizing P&L costs the flow no
+-- record and Postgres no row of its own. An earlier layout kept a table of these rows, fed by a topic of
+-- their own: its figures move into their orders' rows, and the table gives way to the view of the same name.
+ALTER TABLE order_results ADD COLUMN IF NOT EXISTS closed_quantity bigint NOT NULL DEFAULT 0;
+ALTER TABLE order_results ADD COLUMN IF NOT EXISTS closed_avg_cost numeric(18, 6);
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'realized_pnl') THEN
+    UPDATE order_results o SET closed_quantity = r.closed_quantity, closed_avg_cost = r.avg_cost
+    FROM realized_pnl r
+    WHERE o.member_id = r.member_id AND o.order_id = r.order_id AND o.ingest_ts = r.ingest_ts;
+    DROP TABLE realized_pnl;
+  END IF;
+END $$;
+-- An account's statement reads its closing fills by time.
+CREATE INDEX IF NOT EXISTS order_results_closing_by_account ON order_results (account_id, processed_ts)
+  WHERE closed_quantity > 0;
+CREATE OR REPLACE VIEW realized_pnl AS
+SELECT order_id, account_id, member_id, instrument_id, closed_quantity, fill_price, closed_avg_cost AS avg_cost,
+       realized_pnl, processed_ts AS ts, ingest_ts, synced_at
+FROM order_results
+WHERE closed_quantity > 0;

@@ -111,7 +111,7 @@ def test_after_a_run_postgres_holds_what_the_topics_hold(stack, world):
         for r in postgres_rows(
             stack,
             "SELECT order_id, member_id, status, reason, fill_price, "
-            "realized_pnl, limit_price, short_sale "
+            "realized_pnl, limit_price, short_sale, closed_quantity, closed_avg_cost "
             "FROM order_results WHERE order_id LIKE %s",
             tag + "%",
         )
@@ -125,20 +125,25 @@ def test_after_a_run_postgres_holds_what_the_topics_hold(stack, world):
             r["realized_pnl"],
             r["limit_price"],
             r["short_sale"],
+            r["closed_quantity"],
+            r["closed_avg_cost"],
         )
     # what each order said comes along with its outcome: the raw orders topic is not synced
     sent = {o.order_id: o for o in orders}
     assert all(
         rows[i][6] == (None if sent[i].limit_micros is None else Decimal(sent[i].limit_micros).scaleb(-6)) for i in rows
     )
-    realized = sum(1 for r in results.values() if r["status"] == "ACCEPTED" and r["realized_pnl"] != 0)
-    wait_for(
-        lambda: (
-            postgres_rows(stack, "SELECT count(*) FROM realized_pnl WHERE order_id LIKE %s", tag + "%")[0][0]
-            >= realized
-        ),
-        what="realized P&L rows",
+    # a closing fill's result is its realized P&L row: the view shows exactly those, nothing else
+    closing = {i for i, r in results.items() if r["closed_quantity"] > 0}
+    assert closing and all(results[i]["status"] == "ACCEPTED" for i in closing)
+    realized = postgres_rows(
+        stack,
+        "SELECT order_id, closed_quantity, avg_cost, realized_pnl FROM realized_pnl WHERE order_id LIKE %s",
+        tag + "%",
     )
+    assert {r[0]: r[1:] for r in realized} == {
+        i: (results[i]["closed_quantity"], results[i]["closed_avg_cost"], results[i]["realized_pnl"]) for i in closing
+    }
 
     # positions: Postgres equals the latest version of every position in the topic
     latest = latest_positions(stack)
@@ -196,7 +201,8 @@ def test_restarting_the_sinks_mid_run_leaves_no_duplicates_and_no_gaps(stack, wo
 def test_a_poison_record_goes_to_the_sink_dead_letter_topic_with_its_error(stack, world):
     poison = f"poison-{uuid.uuid4().hex[:6]}".encode()
     producer = Producer({"bootstrap.servers": stack.kafka_bootstrap})
-    producer.produce("realized-pnl", poison, b"A0000001")
+    # order-events: a topic the sink reads and no other reader of the shared stack does
+    producer.produce("order-events", poison, b"A0000001")
     assert producer.flush(10) == 0
     letter = wait_for(
         lambda: next((m for m in read_topic(stack, "dlq.connect", decode=False) if m.value == poison), None),
@@ -210,7 +216,7 @@ def test_a_poison_record_goes_to_the_sink_dead_letter_topic_with_its_error(stack
     msg = consumer.consume(1, 10)[0]
     consumer.close()
     headers = {k: v.decode() for k, v in msg.headers()}
-    assert headers["__connect.errors.topic"] == "realized-pnl"
+    assert headers["__connect.errors.topic"] == "order-events"
     assert "Exception" in headers["__connect.errors.exception.class.name"]
     assert all(problem == [] for problem in [check(stack)])  # the sink goes on
 

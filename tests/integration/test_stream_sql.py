@@ -97,6 +97,20 @@ def test_top_positions_by_exposure_are_the_largest_open_positions_at_cost(stack,
     ] == [(a, i, p["member_id"], p["quantity"], p["avg_cost"], e) for e, a, i, p in exposures]
 
 
+def test_realized_pnl_by_account_adds_up_the_closing_fills_results(stack, workload):
+    realized: dict[str, tuple[int, int, Decimal]] = {}
+    for m in read_topic(stack, "order-results"):
+        r = m.value
+        if m.timestamp_ms >= workload["since"] and r is not None and r["closed_quantity"] > 0:
+            n, closed, pnl = realized.get(r["account_id"], (0, 0, Decimal(0)))
+            realized[r["account_id"]] = (n + 1, closed + r["closed_quantity"], pnl + r["realized_pnl"])
+    assert realized, "the workload sells what the accounts hold: some fills close"
+    rows = rows_of(stack, "realized_pnl_by_account", workload["since"])
+    assert {
+        r["account_id"]: (r["closing_fills"], r["closed_quantity"], Decimal(r["realized_pnl"])) for r in rows
+    } == realized
+
+
 def test_tick_rates_per_instrument_count_the_ticks_sent(stack, workload):
     rows = rows_of(stack, "tick_rates_per_instrument", workload["since"])
     minute = workload["event_ts"] // 60_000 * 60_000

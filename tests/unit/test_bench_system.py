@@ -123,7 +123,7 @@ def test_hop_shares_split_computing_from_waiting():
 
 
 def test_order_flow_topics_are_what_an_order_writes():
-    assert probe.order_flow_topic("orders") and probe.order_flow_topic("realized-pnl")
+    assert probe.order_flow_topic("orders") and probe.order_flow_topic("order-results")
     assert probe.order_flow_topic("brokerstream-orders-positions-changelog")  # the positions topic
     assert probe.order_flow_topic("brokerstream-orders-order-ids-changelog")
     assert not probe.order_flow_topic("positions")  # no longer written: the changelog is the topic

@@ -10,7 +10,7 @@ from brokerstream.loadtest.bench import sink as sink_bench
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
-SYNCED = {"order-results", "order-events", "realized-pnl", POSITIONS, "pnl.mark-snapshots"}
+SYNCED = {"order-results", "order-events", POSITIONS, "pnl.mark-snapshots"}
 SINK = "io.brokerstream.connect.postgres.PostgresSinkConnector"
 KAFKA_KEY = ["__connect_topic", "__connect_partition", "__connect_offset"]
 DDL = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
@@ -46,7 +46,7 @@ def test_every_synced_topic_has_exactly_one_sink_and_each_sink_topic_is_in_the_c
 def test_each_sink_writes_tables_the_ddl_creates():
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", DDL))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"order_results", "order_events", "realized_pnl", "positions", "instrument_marks"}
+    assert tables == {"order_results", "order_events", "positions", "instrument_marks"}
     assert tables <= created
     for view in ("pnl_positions", "pnl_accounts", "pnl_members"):
         assert f"CREATE OR REPLACE VIEW {view} AS" in DDL
@@ -63,14 +63,14 @@ def _primary_key(table: str) -> list[str]:
 
 
 def test_each_sink_upserts_by_its_tables_primary_key():
-    # an order id is unique per member, and only while the flow remembers it: results and realized P&L are
-    # keyed by member, order id and when the broker received the order, so an id used again keeps both fills
+    # an order id is unique per member, and only while the flow remembers it: results (with the P&L a fill
+    # realized) are keyed by member, order id and when the broker received the order, so an id used again
+    # keeps both fills
     for spec in _sinks():
         for topic in spec.config["topics"].split(","):
             table = _table_of(spec, topic)
             assert _primary_key(table) == _key_of(spec, table), (spec.name, topic)
     assert _primary_key("order_results") == ["member_id", "order_id", "ingest_ts"]
-    assert _primary_key("realized_pnl") == ["member_id", "order_id", "ingest_ts"]
     assert _primary_key("order_events") == KAFKA_KEY  # many rows per order: each record its own row
     orders = next(s for s in _sinks() if s.name == "sink-orders")
     assert orders.config["conflict.order_events"] == "nothing"  # an event's row never changes
@@ -78,7 +78,7 @@ def test_each_sink_upserts_by_its_tables_primary_key():
 
 def test_what_the_order_flow_writes_is_one_sink_and_one_transaction_per_batch():
     orders = next(s for s in _sinks() if s.name == "sink-orders")
-    assert set(orders.config["topics"].split(",")) == {"order-results", "realized-pnl", POSITIONS, "order-events"}
+    assert set(orders.config["topics"].split(",")) == {"order-results", POSITIONS, "order-events"}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
     assert owner[POSITIONS] != owner["pnl.mark-snapshots"]  # the P&L's cadence never holds the orders' back
 
@@ -107,7 +107,7 @@ def test_the_ceiling_bench_runs_both_sinks_on_the_same_topics_from_their_ends():
     specs = sink_bench.ceiling_specs(orders.config)
     assert set(specs) == {"debezium-jdbc", "brokerstream-postgres"}
     for spec in specs.values():
-        assert spec.config["topics"] == "order-results,realized-pnl"
+        assert spec.config["topics"] == "order-results"
         assert spec.config["consumer.override.auto.offset.reset"] == "latest"
         assert spec.config["connection.url"] == orders.config["connection.url"]
     assert specs["debezium-jdbc"].config["primary.key.fields"] == "member_id,order_id,ingest_ts"

@@ -81,7 +81,7 @@ def test_flink_tables_have_exactly_the_avro_fields_with_matching_nullability():
                 columns.append((name, "NOT NULL" in line))
         assert columns == avro_fields(schema.group(1)), schema.group(1)
         checked += 1
-    assert checked == 6
+    assert checked == 5
 
 
 def test_split_statements_respects_quotes_and_drops_comments():

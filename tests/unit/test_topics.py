@@ -12,7 +12,6 @@ def test_catalog_names_every_flow_and_uses_the_partition_knob():
         "order-results",
         "price-ticks",
         POSITIONS,
-        "realized-pnl",
         "pnl.equity-marks",
         "pnl.accounts",
         "ref.members",

@@ -133,7 +133,7 @@ def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> N
 
 # Connectors an earlier layout shipped and this one does not: removed where they are still registered.
 # Postgres now gets marks, and views add positions up, instead of a synced row per position, account and
-# member; one sink writes everything the order flow writes (results, realized P&L, positions, events).
+# member; one sink writes everything the order flow writes (results with the P&L fills realized, positions, events).
 RETIRED = ("sink-pnl-positions", "sink-pnl-accounts", "sink-pnl-members", "sink-positions", "sink-order-events")
 
 

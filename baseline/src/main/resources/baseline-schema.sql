@@ -60,8 +60,13 @@ CREATE TABLE IF NOT EXISTS ${schema}.mono_orders (
   processed_ts     timestamptz NOT NULL,
   source_partition integer NOT NULL,
   source_offset    bigint NOT NULL,
+  closed_quantity  bigint NOT NULL DEFAULT 0,
+  closed_avg_cost  numeric(18, 6),
   PRIMARY KEY (member_id, order_id)
 );
+-- A closing fill's result carries what it closed: tables of before get the columns.
+ALTER TABLE ${schema}.mono_orders ADD COLUMN IF NOT EXISTS closed_quantity bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${schema}.mono_orders ADD COLUMN IF NOT EXISTS closed_avg_cost numeric(18, 6);
 
 -- The latest accepted tick per equity: what orders fill at and positions are marked at.
 CREATE TABLE IF NOT EXISTS ${schema}.mono_latest_prices (

@@ -91,7 +91,7 @@ class StackProbe(threading.Thread):
         return Window((end - start).total_seconds(), cpu, rss, series)
 
 
-ORDER_FLOW_TOPICS = ("orders", "order-results", POSITIONS, "realized-pnl")
+ORDER_FLOW_TOPICS = ("orders", "order-results", POSITIONS)
 
 
 def order_flow_topic(name: str, app_id: str = "brokerstream-orders") -> bool:

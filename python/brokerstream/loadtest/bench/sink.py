@@ -100,8 +100,9 @@ def write(result: SinkResult, path: Path) -> None:
 
 
 # --- the Postgres sync alone ----------------------------------------------------------------------
-# The same two topics (order results and realized P&L, a row each) through each sink, one at a time.
-CEILING_TOPICS = "order-results,realized-pnl"
+# The same topic (order results, a row each, closing fills with their realized P&L) through each sink, one at
+# a time.
+CEILING_TOPICS = "order-results"
 CEILING_KEY = "member_id,order_id,ingest_ts"
 
 
@@ -137,8 +138,6 @@ def ceiling_specs(spec_of_sink_orders: dict) -> dict[str, dict]:
         "connector.class": "io.brokerstream.connect.postgres.PostgresSinkConnector",
         "table.order-results": "order_results",
         "key.order_results": CEILING_KEY,
-        "table.realized-pnl": "realized_pnl",
-        "key.realized_pnl": CEILING_KEY,
     }
     return {
         "debezium-jdbc": ConnectorSpec("ceiling-debezium-jdbc", debezium, Path("-")),
@@ -169,7 +168,7 @@ class CeilingResult:
 
 def ceiling(cfg: Config, *, orders: int = 100_000, seed: int = 37, progress=print) -> list[CeilingResult]:
     """Each sink measured alone on the same work: the deployed sink-orders is paused; per sink, a temporary
-    connector waits at the end of the topics while `orders` orders are decided, then runs; rows/s until
+    connector waits at the end of the topic while `orders` orders are decided, then runs; rows/s until
     Postgres holds every one of its results, and the CPU Connect and Postgres spent meanwhile."""
     from brokerstream.clients.connectors import Connect, load_specs, wait_running
     from brokerstream.launcher.layout import Layout

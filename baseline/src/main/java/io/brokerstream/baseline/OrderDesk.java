@@ -29,7 +29,8 @@ import java.util.Map;
 final class OrderDesk implements AutoCloseable {
   private static final String SEEN =
       "SELECT source_partition, source_offset, status, reason, reason_detail, "
-          + "fill_price, realized_pnl, processed_ts FROM %s.mono_orders WHERE member_id = ? AND order_id = ?";
+          + "fill_price, realized_pnl, processed_ts, closed_quantity, closed_avg_cost FROM %s.mono_orders "
+          + "WHERE member_id = ? AND order_id = ?";
   private static final String POSITION =
       "SELECT quantity, avg_cost, realized_pnl, version FROM %s.mono_positions "
           + "WHERE account_id = ? AND instrument_id = ?";
@@ -52,7 +53,7 @@ final class OrderDesk implements AutoCloseable {
   private static final String RECORD =
       "INSERT INTO %s.mono_orders (member_id, order_id, account_id, instrument_id, "
           + "status, reason, reason_detail, fill_price, realized_pnl, ingest_ts, processed_ts, source_partition, "
-          + "source_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + "source_offset, closed_quantity, closed_avg_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   /** What became of one order record. */
   sealed interface Outcome {}
@@ -142,6 +143,11 @@ final class OrderDesk implements AutoCloseable {
           .setStatus(OrderStatus.ACCEPTED)
           .setFillPrice(Micros.toDecimal(fill.fillPrice()))
           .setRealizedPnl(Micros.toDecimal(fill.realized()));
+      if (fill.closedQuantity() > 0) {
+        result
+            .setClosedQuantity(fill.closedQuantity())
+            .setClosedAvgCost(Micros.toDecimal(fill.closedAvgCost()));
+      }
     }
     OrderResult built = result.build();
     remember(built, partition, offset);
@@ -185,6 +191,8 @@ final class OrderDesk implements AutoCloseable {
               .setReasonDetail(r.getString(5))
               .setFillPrice(r.getBigDecimal(6))
               .setRealizedPnl(r.getBigDecimal(7))
+              .setClosedQuantity(r.getLong(9))
+              .setClosedAvgCost(r.getBigDecimal(10))
               .build(),
           true);
     }
@@ -248,6 +256,8 @@ final class OrderDesk implements AutoCloseable {
     record.setTimestamp(11, Timestamp.from(r.getProcessedTs()));
     record.setInt(12, partition);
     record.setLong(13, offset);
+    record.setLong(14, r.getClosedQuantity());
+    record.setBigDecimal(15, r.getClosedAvgCost());
     record.addBatch();
     pendingRows++;
   }

@@ -3,7 +3,6 @@ package io.brokerstream.serde;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
-import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.avro.Side;
 import io.brokerstream.avro.TimeInForce;
 import java.io.IOException;
@@ -35,7 +34,6 @@ final class FastCoders {
       Map.of(
           OrderResult.class, (Writer<OrderResult>) FastCoders::writeResult,
           Position.class, (Writer<Position>) FastCoders::writePosition,
-          RealizedPnl.class, (Writer<RealizedPnl>) FastCoders::writeRealized,
           Order.class, (Writer<Order>) FastCoders::writeOrder);
 
   private static final Map<Class<?>, DatumReader<?>> READERS =
@@ -108,6 +106,8 @@ final class FastCoders {
     optionalString(out, r.getTraceId());
     optionalMoney(out, r.getLimitPrice());
     out.writeBoolean(r.getShortSale());
+    out.writeLong(r.getClosedQuantity());
+    optionalMoney(out, r.getClosedAvgCost());
   }
 
   private static void writePosition(Position p, Encoder out) throws IOException {
@@ -122,19 +122,6 @@ final class FastCoders {
     out.writeLong(p.getVersion());
     out.writeLong(millis(p.getUpdatedTs()));
     money(out, p.getCash());
-  }
-
-  private static void writeRealized(RealizedPnl r, Encoder out) throws IOException {
-    out.writeString(r.getOrderId());
-    out.writeString(r.getAccountId());
-    out.writeString(r.getMemberId());
-    out.writeString(r.getInstrumentId());
-    out.writeLong(r.getClosedQuantity());
-    money(out, r.getFillPrice());
-    money(out, r.getAvgCost());
-    money(out, r.getRealizedPnl());
-    out.writeLong(millis(r.getTs()));
-    out.writeLong(millis(r.getIngestTs()));
   }
 
   private static void writeOrder(Order o, Encoder out) throws IOException {

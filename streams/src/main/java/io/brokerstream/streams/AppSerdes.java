@@ -10,7 +10,6 @@ import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
-import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.AvroSerde;
 import io.brokerstream.serde.SchemaRegistry;
@@ -66,10 +65,6 @@ public final class AppSerdes {
 
   public AvroSerde<Position> position() {
     return of(Position.class);
-  }
-
-  public AvroSerde<RealizedPnl> realized() {
-    return of(RealizedPnl.class);
   }
 
   public AvroCodec<PriceTick> tickCodec() {

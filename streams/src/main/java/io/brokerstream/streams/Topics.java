@@ -25,8 +25,6 @@ public final class Topics {
    */
   public static final String POSITIONS = "brokerstream-orders-positions-changelog";
 
-  public static final String REALIZED_PNL = "realized-pnl";
-
   /** A member's cancels, keyed by member like its orders. */
   public static final String ORDER_COMMANDS = "order-commands";
 

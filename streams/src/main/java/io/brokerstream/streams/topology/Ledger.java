@@ -6,7 +6,6 @@ import io.brokerstream.avro.OrderEventType;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
-import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.rules.Decision;
@@ -22,14 +21,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Writes a member's decisions: a fill into its positions (with the cash it moved) and risk stores,
- * and every outcome as the records it emits (result, realized P&L, lifecycle event; the positions
- * store's changelog is the positions topic). Shared by the processors of the member's task (new
- * orders, and the triggers, cancels, amends and expiries of working ones), so a fill books the same
- * way whichever way it came.
+ * and every outcome as the records it emits (result, with the P&L a fill realized; lifecycle event;
+ * the positions store's changelog is the positions topic). Shared by the processors of the member's
+ * task (new orders, and the triggers, cancels, amends and expiries of working ones), so a fill
+ * books the same way whichever way it came.
  */
 final class Ledger {
   static final String RESULTS_SINK = "order-results-sink";
-  static final String REALIZED_SINK = "realized-pnl-sink";
   static final String EVENTS_SINK = "order-events-sink";
   static final String RESTING_SINK = "orders-resting-sink";
 
@@ -126,29 +124,18 @@ final class Ledger {
             .setCash(Micros.toDecimal(cash))
             .build());
     risk.put(member, fill.risk());
+    // The result is also the fill's realized P&L record: what it closed, at what cost, realizing
+    // what. No record of its own, so a closing fill writes as many records as an opening one.
     result
         .setStatus(OrderStatus.ACCEPTED)
         .setFillPrice(Micros.toDecimal(fill.fillPrice()))
         .setRealizedPnl(Micros.toDecimal(fill.realized()));
-    context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
     if (fill.closedQuantity() > 0) {
-      context.forward(
-          in.withKey(order.getAccountId())
-              .withValue(
-                  RealizedPnl.newBuilder()
-                      .setOrderId(order.getOrderId())
-                      .setAccountId(order.getAccountId())
-                      .setMemberId(member)
-                      .setInstrumentId(order.getInstrumentId())
-                      .setClosedQuantity(fill.closedQuantity())
-                      .setFillPrice(Micros.toDecimal(fill.fillPrice()))
-                      .setAvgCost(Micros.toDecimal(fill.closedAvgCost()))
-                      .setRealizedPnl(Micros.toDecimal(fill.realized()))
-                      .setTs(now)
-                      .setIngestTs(Instant.ofEpochMilli(receivedMs))
-                      .build()),
-          REALIZED_SINK);
+      result
+          .setClosedQuantity(fill.closedQuantity())
+          .setClosedAvgCost(Micros.toDecimal(fill.closedAvgCost()));
     }
+    context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
   }
 
   /** A working order's final outcome when its member takes it off the book. */

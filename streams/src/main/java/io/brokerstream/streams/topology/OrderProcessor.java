@@ -25,12 +25,12 @@ import org.slf4j.LoggerFactory;
 /**
  * One decision per order, in the task that owns the order's member: read the position and the
  * member's risk, decide, and on a fill write both back with the account's cash, then emit the
- * result, the new position and any realized P&L. A DAY or GTC limit order whose limit the price
- * does not meet, or stop order whose stop it does not touch, rests instead ({@link Placement}): it
- * holds the buying power its fill would commit, goes on its equity's book (orders.resting) and is
- * decided again when a tick crosses it ({@link WorkingOrderProcessor}); a DAY order expires at its
- * exchange's close ({@link MarketCalendar}). Under exactly-once the store writes and the emitted
- * records commit together or not at all.
+ * result (carrying any P&L the fill realized) and the new position. A DAY or GTC limit order whose
+ * limit the price does not meet, or stop order whose stop it does not touch, rests instead ({@link
+ * Placement}): it holds the buying power its fill would commit, goes on its equity's book
+ * (orders.resting) and is decided again when a tick crosses it ({@link WorkingOrderProcessor}); a
+ * DAY order expires at its exchange's close ({@link MarketCalendar}). Under exactly-once the store
+ * writes and the emitted records commit together or not at all.
  *
  * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
  * {@code orders.dedup-retention}, and a second record of one (a retry through any gateway instance,
@@ -40,7 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
   private static final Logger log = LoggerFactory.getLogger(OrderProcessor.class);
   public static final String RESULTS_SINK = Ledger.RESULTS_SINK;
-  public static final String REALIZED_SINK = Ledger.REALIZED_SINK;
 
   private final Placement placement;
   private final MarketCalendar calendar;

@@ -49,8 +49,8 @@ import org.apache.kafka.streams.state.Stores;
  *       folded to the latest per instrument between commits, into prices.latest, which both the
  *       order flow and the P&L job price with;
  *   <li>orders, keyed by member, decided one by one in the member's task against its positions (and
- *       the cash they moved), risk and the order ids it already decided, emitting results,
- *       positions and realized P&L;
+ *       the cash they moved), risk and the order ids it already decided, emitting results (with the
+ *       P&L a fill realized) and positions;
  *   <li>working (DAY, GTC) limit and stop orders on the book of their equity, beside its ticks; a
  *       crossed one goes back to its member's task (order-triggers), as do a member's cancels and
  *       amends (order-commands), and is decided there; DAY orders expire there at their exchange's
@@ -252,13 +252,6 @@ public final class OrderTopology {
             Topics.ORDER_RESULTS,
             keys.serializer(),
             serdes.result().serializer(),
-            "decide",
-            "working")
-        .addSink(
-            Ledger.REALIZED_SINK,
-            Topics.REALIZED_PNL,
-            keys.serializer(),
-            serdes.realized().serializer(),
             "decide",
             "working")
         .addSink(

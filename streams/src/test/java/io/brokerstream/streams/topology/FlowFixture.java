@@ -12,7 +12,6 @@ import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
-import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.avro.Side;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.PositionState;
@@ -61,7 +60,6 @@ final class FlowFixture implements AutoCloseable {
   final TestInputTopic<String, byte[]> rawOrders;
   final TestOutputTopic<String, OrderResult> results;
   final TestOutputTopic<String, Position> positions;
-  final TestOutputTopic<String, RealizedPnl> realized;
   final TestOutputTopic<String, PriceTick> pricesOut;
   final TestOutputTopic<String, DeadLetter> deadLetters;
   final TestOutputTopic<String, DeadLetter> deadTicks;
@@ -125,8 +123,6 @@ final class FlowFixture implements AutoCloseable {
         driver.createOutputTopic(Topics.ORDER_RESULTS, keyOut, serdes.result().deserializer());
     positions =
         driver.createOutputTopic(Topics.POSITIONS, keyOut, serdes.position().deserializer());
-    realized =
-        driver.createOutputTopic(Topics.REALIZED_PNL, keyOut, serdes.realized().deserializer());
     pricesOut =
         driver.createOutputTopic(Topics.PRICES_LATEST, keyOut, serdes.tick().deserializer());
     AvroCodec<DeadLetter> dlq = serdes.deadLetters();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Position;
-import io.brokerstream.avro.RealizedPnl;
 import io.brokerstream.rules.PositionState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,12 +32,15 @@ class PositionsTest {
     flow.price("EQ1", "110");
     var reduce = flow.sell("A1", "EQ1", 12); // realizes 12 x (110 - 102.22)
     assertThat(reduce.getRealizedPnl()).isEqualTo(FlowFixture.money("93.36"));
+    assertThat(reduce.getClosedQuantity()).isEqualTo(12);
+    assertThat(reduce.getClosedAvgCost()).isEqualTo(FlowFixture.money("102.22"));
     assertThat(flow.position("A1", "EQ1"))
         .isEqualTo(new PositionState(18, m("102.22"), m("93.36"), 3));
 
     flow.price("EQ1", "90");
     var close = flow.sell("A1", "EQ1", 18); // realizes 18 x (90 - 102.22)
     assertThat(close.getRealizedPnl()).isEqualTo(FlowFixture.money("-219.96"));
+    assertThat(close.getClosedQuantity()).isEqualTo(18);
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(0, 0, m("-126.6"), 4));
     assertThat(flow.risk("M1").committed()).isZero();
     assertThat(flow.risk("M1").realized()).isEqualTo(m("-126.6"));
@@ -64,22 +66,28 @@ class PositionsTest {
     flow.price("EQ1", "105");
     var flip = flow.sell("A1", "EQ1", 25); // closes 10 (+50), opens short 15 @ 105
     assertThat(flip.getRealizedPnl()).isEqualTo(FlowFixture.money("50"));
+    // a flip closes only what was held; the rest opens the other side
+    assertThat(flip.getClosedQuantity()).isEqualTo(10);
+    assertThat(flip.getClosedAvgCost()).isEqualTo(FlowFixture.money("100"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-15, m("105"), m("50"), 2));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1575"));
 
     flow.price("EQ1", "95");
     var cover = flow.buy("A1", "EQ1", 5); // short gains 5 x (105 - 95)
     assertThat(cover.getRealizedPnl()).isEqualTo(FlowFixture.money("50"));
+    assertThat(cover.getClosedQuantity()).isEqualTo(5);
+    assertThat(cover.getClosedAvgCost()).isEqualTo(FlowFixture.money("105"));
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-10, m("105"), m("100"), 3));
     var flipBack = flow.buy("A1", "EQ1", 30); // closes 10 (+100), opens long 20 @ 95
     assertThat(flipBack.getRealizedPnl()).isEqualTo(FlowFixture.money("100"));
+    assertThat(flipBack.getClosedQuantity()).isEqualTo(10);
     assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(20, m("95"), m("200"), 4));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1900"));
   }
 
   @Test
-  void emitsPositionsAndRealizedPnlEvents() {
-    flow.buy("A1", "EQ1", 10);
+  void emitsPositionsAndResultsCarryingRealizedPnl() {
+    var open = flow.buy("A1", "EQ1", 10);
     Position opened = flow.positions.readValue();
     assertThat(opened.getQuantity()).isEqualTo(10);
     assertThat(opened.getAvgCost()).isEqualTo(FlowFixture.money("100"));
@@ -89,19 +97,23 @@ class PositionsTest {
     // with the cash the fills moved
     assertThat(opened.getCash()).isEqualTo(FlowFixture.money("-1000"));
     assertThat(opened.getMemberId()).isEqualTo("M1");
-    assertThat(flow.realized.isEmpty()).isTrue(); // opening realizes nothing
+    // opening realizes nothing: the result says so and closes nothing
+    assertThat(open.getRealizedPnl()).isEqualTo(FlowFixture.money("0"));
+    assertThat(open.getClosedQuantity()).isZero();
+    assertThat(open.getClosedAvgCost()).isNull();
 
     flow.price("EQ1", "101");
-    flow.sell("A1", "EQ1", 4);
+    var reduce = flow.sell("A1", "EQ1", 4);
     var record = flow.positions.readRecord();
     assertThat(record.key()).isEqualTo("A1|EQ1");
     assertThat(record.value().getQuantity()).isEqualTo(6);
     assertThat(record.value().getRealizedPnl()).isEqualTo(FlowFixture.money("4"));
     assertThat(record.value().getCash()).isEqualTo(FlowFixture.money("-596"));
-    RealizedPnl pnl = flow.realized.readValue();
-    assertThat(pnl.getClosedQuantity()).isEqualTo(4);
-    assertThat(pnl.getAvgCost()).isEqualTo(FlowFixture.money("100"));
-    assertThat(pnl.getRealizedPnl()).isEqualTo(FlowFixture.money("4"));
+    // the result is the fill's realized P&L record: no record of its own
+    assertThat(reduce.getClosedQuantity()).isEqualTo(4);
+    assertThat(reduce.getClosedAvgCost()).isEqualTo(FlowFixture.money("100"));
+    assertThat(reduce.getRealizedPnl()).isEqualTo(FlowFixture.money("4"));
+    assertThat(flow.results.isEmpty()).isTrue(); // one record per order, whatever it realized
   }
 
   @Test
