@@ -155,8 +155,12 @@ def test_orders_through_the_gateway_end_with_the_right_results_and_positions(wor
 
     buy = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=30)
     assert buy["status"] == "ACCEPTED" and Decimal(buy["realized_pnl"]) == 0
+    assert buy["closed_quantity"] == 0 and buy["closed_avg_cost"] is None  # opening closes nothing
     sell = gw.order(account_id=account, instrument_id=instrument, side="SELL", quantity=10, limit_price="0.01")
     assert sell["status"] == "ACCEPTED"
+    # the result is the fill's realized P&L record: what it closed, at what cost, realizing what
+    assert sell["closed_quantity"] == 10
+    assert Decimal(sell["realized_pnl"]) == 10 * (Decimal(sell["fill_price"]) - Decimal(sell["closed_avg_cost"]))
     rejected = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=1, limit_price="0.01")
     assert rejected["status"] == "REJECTED" and rejected["reason"] == "LIMIT_NOT_MET"
     zero = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=0)

@@ -664,6 +664,10 @@ public final class Gateway implements AutoCloseable {
     node.put("trace_id", r.getTraceId());
     node.put("limit_price", r.getLimitPrice() == null ? null : r.getLimitPrice().toPlainString());
     node.put("short_sale", r.getShortSale());
+    node.put("closed_quantity", r.getClosedQuantity());
+    node.put(
+        "closed_avg_cost",
+        r.getClosedAvgCost() == null ? null : r.getClosedAvgCost().toPlainString());
     send(call, 200, node);
   }
 
