@@ -141,23 +141,14 @@ ALTER TABLE order_results ADD COLUMN IF NOT EXISTS limit_price numeric(18, 6);
 ALTER TABLE order_results ADD COLUMN IF NOT EXISTS short_sale boolean NOT NULL DEFAULT false;
 -- Rows became named by (member, order id, ingest_ts): an order id used again after the flow forgot it
 -- is another order. Tables of an older layout (keyed by order id alone, or by member and order id) are
--- keyed again; realized P&L rows of before take their booking time as ingest_ts.
+-- keyed again.
 DO $$
-DECLARE t text;
 BEGIN
-  IF EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'realized_pnl')
-     AND NOT EXISTS (SELECT FROM information_schema.columns WHERE table_name = 'realized_pnl' AND column_name = 'ingest_ts') THEN
-    ALTER TABLE realized_pnl ADD COLUMN ingest_ts timestamptz;
-    UPDATE realized_pnl SET ingest_ts = ts;
-    ALTER TABLE realized_pnl ALTER COLUMN ingest_ts SET NOT NULL;
+  IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+             WHERE c.relname = 'order_results' AND i.indisprimary AND i.indnatts < 3) THEN
+    ALTER TABLE order_results DROP CONSTRAINT order_results_pkey;
+    ALTER TABLE order_results ADD PRIMARY KEY (member_id, order_id, ingest_ts);
   END IF;
-  FOREACH t IN ARRAY ARRAY['order_results', 'realized_pnl'] LOOP
-    IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
-               WHERE c.relname = t AND i.indisprimary AND i.indnatts < 3) THEN
-      EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t, t || '_pkey');
-      EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (member_id, order_id, ingest_ts)', t);
-    END IF;
-  END LOOP;
 END $$;
 DROP TABLE IF EXISTS orders;
 
@@ -170,9 +161,17 @@ ALTER TABLE order_results ADD COLUMN IF NOT EXISTS closed_avg_cost numeric(18, 6
 DO $$
 BEGIN
   IF EXISTS (SELECT FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'realized_pnl') THEN
-    UPDATE order_results o SET closed_quantity = r.closed_quantity, closed_avg_cost = r.avg_cost
-    FROM realized_pnl r
-    WHERE o.member_id = r.member_id AND o.order_id = r.order_id AND o.ingest_ts = r.ingest_ts;
+    -- a table of the oldest layout has no ingest_ts: an order id named one order per member then
+    IF EXISTS (SELECT FROM information_schema.columns
+               WHERE table_schema = current_schema() AND table_name = 'realized_pnl' AND column_name = 'ingest_ts') THEN
+      UPDATE order_results o SET closed_quantity = r.closed_quantity, closed_avg_cost = r.avg_cost
+      FROM realized_pnl r
+      WHERE o.member_id = r.member_id AND o.order_id = r.order_id AND o.ingest_ts = r.ingest_ts;
+    ELSE
+      UPDATE order_results o SET closed_quantity = r.closed_quantity, closed_avg_cost = r.avg_cost
+      FROM realized_pnl r
+      WHERE o.member_id = r.member_id AND o.order_id = r.order_id;
+    END IF;
     DROP TABLE realized_pnl;
   END IF;
 END $$;
