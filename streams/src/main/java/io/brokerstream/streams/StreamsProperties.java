@@ -37,6 +37,11 @@ public final class StreamsProperties {
         StreamsConfig.APPLICATION_SERVER_CONFIG,
         s.get("gateway.advertised-host") + ":" + s.getInt("gateway.port"));
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
+    p.put(BoundedRocksDb.CACHE_BYTES, s.getLong("rocksdb.block-cache-bytes"));
+    p.put(BoundedRocksDb.WRITE_BUFFER_BYTES, s.getLong("rocksdb.write-buffer-bytes"));
+    p.put(
+        BoundedRocksDb.INDEX_FILTER_HIGH_PRIORITY,
+        s.getBoolean("rocksdb.index-filter-high-priority"));
     p.put(
         StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterOnDeserializationError.class);

@@ -18,6 +18,7 @@ import io.brokerstream.streams.http.HttpCall;
 import io.brokerstream.streams.http.HttpEdge;
 import io.brokerstream.streams.http.HttpHandler;
 import io.brokerstream.streams.http.Texts;
+import io.brokerstream.streams.http.Transport;
 import io.brokerstream.streams.metrics.AppMetrics;
 import io.brokerstream.streams.state.BookedPosition;
 import io.brokerstream.streams.state.OpenOrder;
@@ -197,6 +198,7 @@ public final class Gateway implements AutoCloseable {
             settings.getInt("gateway.port"),
             limits(settings),
             (method, path) -> path.equals("/orders:batch") ? maxBatchBodyBytes : maxBodyBytes,
+            Transport.of(settings.get("gateway.transport")),
             settings.getInt("gateway.io-threads"),
             workers,
             new HttpHandler() {
@@ -227,7 +229,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   public void start() throws InterruptedException {
-    log.info("gateway listening on {}", edge.start());
+    log.info("gateway listening on {} ({})", edge.start(), edge.transport().name().toLowerCase());
   }
 
   @Override

@@ -6,9 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -35,6 +33,7 @@ public final class HttpEdge implements AutoCloseable {
   private final Admission admission;
   private final EventLoopGroup acceptor;
   private final EventLoopGroup io;
+  private final Transport transport;
   private Channel listening;
 
   public HttpEdge(
@@ -44,7 +43,15 @@ public final class HttpEdge implements AutoCloseable {
       int ioThreads,
       Executor handlers,
       HttpHandler handler) {
-    this(host, port, limits, (method, path) -> limits.maxBodyBytes(), ioThreads, handlers, handler);
+    this(
+        host,
+        port,
+        limits,
+        (method, path) -> limits.maxBodyBytes(),
+        Transport.of("auto"),
+        ioThreads,
+        handlers,
+        handler);
   }
 
   /** With a body limit per route (at most the edge's {@link EdgeLimits#maxBodyBytes()}). */
@@ -53,6 +60,7 @@ public final class HttpEdge implements AutoCloseable {
       int port,
       EdgeLimits limits,
       BodyLimits bodyLimits,
+      Transport transport,
       int ioThreads,
       Executor handlers,
       HttpHandler handler) {
@@ -64,11 +72,16 @@ public final class HttpEdge implements AutoCloseable {
     this.handlers = handlers;
     this.handler = handler;
     this.admission = new Admission(limits.maxConnections(), limits.maxConnectionsPerAddress());
+    this.transport = transport;
     this.acceptor =
-        new MultiThreadIoEventLoopGroup(1, daemons("gateway-accept"), NioIoHandler.newFactory());
+        new MultiThreadIoEventLoopGroup(1, daemons("gateway-accept"), transport.ioHandlers());
     this.io =
-        new MultiThreadIoEventLoopGroup(
-            ioThreads, daemons("gateway-io"), NioIoHandler.newFactory());
+        new MultiThreadIoEventLoopGroup(ioThreads, daemons("gateway-io"), transport.ioHandlers());
+  }
+
+  /** How its event loops wait on sockets. */
+  public Transport transport() {
+    return transport;
   }
 
   /** Binds and starts accepting; returns the bound address (port 0 picks a free one). */
@@ -76,7 +89,7 @@ public final class HttpEdge implements AutoCloseable {
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(acceptor, io)
-            .channel(NioServerSocketChannel.class)
+            .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(

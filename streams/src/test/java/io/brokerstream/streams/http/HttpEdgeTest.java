@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * The edge against raw sockets, as a hostile client would talk to it: half requests, promised
  * bodies that never come, bytes dripped, absurd chunk sizes, too many sockets from one address.
  * Each must cost the client its own connection and nobody else anything. Deadlines are set short
- * here so the tests are quick.
+ * here so the tests are quick. They run on Linux's epoll (the default where it loads); {@link
+ * HttpEdgeNioTest} runs them all again on the JDK's selector.
  */
 class HttpEdgeTest {
   private static final EdgeLimits LIMITS =
@@ -42,6 +43,11 @@ class HttpEdgeTest {
     startWith(LIMITS);
   }
 
+  /** The transport every edge of these tests runs on. */
+  Transport transport() {
+    return Transport.of("epoll");
+  }
+
   private void startWith(EdgeLimits limits) throws InterruptedException {
     if (edge != null) {
       edge.close();
@@ -51,6 +57,8 @@ class HttpEdgeTest {
             "127.0.0.1",
             0,
             limits,
+            (method, path) -> limits.maxBodyBytes(),
+            transport(),
             2,
             handlers,
             new HttpHandler() {
@@ -177,6 +185,7 @@ class HttpEdgeTest {
             0,
             LIMITS,
             (method, path) -> path.equals("/small") ? 100 : 16_384,
+            transport(),
             2,
             handlers,
             call -> call.respond(200, "text/plain", new byte[0], Map.of()));

@@ -31,6 +31,21 @@ class BoundedRocksDbTest {
       assertThat(table.partitionFilters()).isFalse();
       assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
       assertThat(table.filterPolicy()).isSameAs(filter);
+      // by default indexes and filters go to the high-priority pool, out of data blocks' way
+      assertThat(table.cacheIndexAndFilterBlocksWithHighPriority()).isTrue();
+    }
+  }
+
+  @Test
+  void indexesAndFiltersCanShareTheCacheWithDataBlocksAtOnePriority() {
+    try (Options options = new Options()) {
+      options.setTableFormatConfig(new BlockBasedTableConfig());
+      new BoundedRocksDb()
+          .setConfig(
+              "order-ids", options, Map.of(BoundedRocksDb.INDEX_FILTER_HIGH_PRIORITY, false));
+      BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+      assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
+      assertThat(table.cacheIndexAndFilterBlocksWithHighPriority()).isFalse();
     }
   }
 }
