@@ -182,7 +182,8 @@ public final class PnlJob {
         // longer than a checkpoint interval plus a restart, shorter than the broker's maximum (15
         // min)
         .setProperty("transaction.timeout.ms", String.valueOf(Duration.ofMinutes(10).toMillis()))
-        // windows end all through the second (staggered): a batch gathers many of them per request
+        // windows end at several instants of each second (window.phases): a batch gathers the
+        // equities of one instant, and lingering gathers several instants per request
         .setProperty("linger.ms", settings.get("sink.linger-ms"))
         // a window writes the marks of an equity's held instruments at once: large batches mean
         // fewer of them to build and acknowledge per record

@@ -27,7 +27,7 @@ public final class PnlPipeline {
             .process(
                 new Revaluer(
                     settings.getLong("window.ms"),
-                    settings.getBoolean("window.staggered"),
+                    settings.getInt("window.phases"),
                     settings.getLong("snapshot.interval-ms"),
                     settings.getLong("rollup.delta-flush-ms"),
                     market.pricer()))

@@ -33,9 +33,12 @@ import org.apache.flink.util.OutputTag;
  * time, because what matters is how fresh the P&L is when it is read, and an idle partition must
  * not hold windows back.
  *
- * <p>With {@code staggered} windows each equity's windows are shifted by a phase derived from its
- * id (still {@code window.ms} long, still tumbling): the revaluation work of all equities then
- * spreads over the window instead of landing at one instant.
+ * <p>With {@code phases} above 1 each equity's windows are shifted by one of that many phases,
+ * evenly spaced over the window and derived from its id (still {@code window.ms} long, still
+ * tumbling): the revaluation work of all equities then spreads over the window instead of landing
+ * at one instant. Few phases, not one per equity: every distinct window end is a timer firing and a
+ * wake-up of the task thread, and a phase per equity woke it hundreds of times a second, at more
+ * CPU than the revaluations themselves.
  *
  * <p>What leaves grows with what moved, not with what is held. The main output is one {@link
  * EquityMarksRecord} per equity per window in which a held instrument's mark moved, carrying the
@@ -62,7 +65,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   public static final OutputTag<MarkRecord> SNAPSHOTS =
       new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
   private final long windowMs;
-  private final boolean staggered;
+  private final int phases;
   private final long snapshotMs;
   private final long deltaFlushMs;
   private final Valuation valuation;
@@ -89,7 +92,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
    * hand-driven clock expect).
    */
   public Revaluer(long windowMs, OptionPricer pricer) {
-    this(windowMs, false, 0, 0, pricer);
+    this(windowMs, 1, 0, 0, pricer);
   }
 
   /**
@@ -97,9 +100,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
    * {@code deltaFlushMs} 0: every window passes its account deltas on at once.
    */
   public Revaluer(
-      long windowMs, boolean staggered, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
+      long windowMs, int phases, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
+    if (phases < 1 || phases > windowMs) {
+      throw new IllegalArgumentException(
+          "window.phases must be between 1 and window.ms (" + windowMs + "), not " + phases);
+    }
     this.windowMs = windowMs;
-    this.staggered = staggered;
+    this.phases = phases;
     this.snapshotMs = snapshotMs;
     this.deltaFlushMs = deltaFlushMs;
     this.valuation = new Valuation(pricer);
@@ -229,7 +236,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   private void scheduleWindowEnd(Context ctx) throws Exception {
     if (pendingWindow.value() == null) {
       long now = ctx.timerService().currentProcessingTime();
-      long phase = staggered ? phaseOf(ctx.getCurrentKey(), windowMs) : 0L;
+      long phase = phaseOf(ctx.getCurrentKey(), windowMs, phases);
       long end = Math.floorDiv(now - phase, windowMs) * windowMs + windowMs + phase;
       ctx.timerService().registerProcessingTimeTimer(end);
       pendingWindow.update(end);
@@ -237,11 +244,12 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   }
 
   /**
-   * Where in each window period an equity's windows end: fixed per equity, spread over the period.
+   * Where in each window period an equity's windows end: fixed per equity, one of {@code phases}
+   * instants evenly spaced over the period (0 for all with one phase).
    */
-  static long phaseOf(String underlying, long windowMs) {
-    long h = underlying.hashCode() * 0x9E3779B97F4A7C15L; // spread nearby hashes over the period
-    return Math.floorMod(h ^ (h >>> 29), windowMs);
+  static long phaseOf(String underlying, long windowMs, int phases) {
+    long h = underlying.hashCode() * 0x9E3779B97F4A7C15L; // spread nearby hashes over the phases
+    return Math.floorMod(h ^ (h >>> 29), phases) * (windowMs / phases);
   }
 
   /**
@@ -344,7 +352,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   /** The first end of this equity's windows in the snapshot period after {@code windowEnd}'s. */
   long nextPeriodWindowEnd(long windowEnd, String underlying) {
     long periodStart = (Math.floorDiv(windowEnd, snapshotMs) + 1) * snapshotMs;
-    long phase = staggered ? phaseOf(underlying, windowMs) : 0L;
+    long phase = phaseOf(underlying, windowMs, phases);
     return Math.floorDiv(periodStart - phase + windowMs - 1, windowMs) * windowMs + phase;
   }
 

@@ -32,7 +32,7 @@ class MarkSnapshotsTest {
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> harness(
       OperatorSubtaskState restore) throws Exception {
-    return Harnesses.revaluer(new Revaluer(W, false, PERIOD, 0, RevaluerTest.PRICER), restore);
+    return Harnesses.revaluer(new Revaluer(W, 1, PERIOD, 0, RevaluerTest.PRICER), restore);
   }
 
   @AfterEach

@@ -86,7 +86,7 @@ class PnlPipelineMiniClusterTest {
     PnlSettings settings =
         PnlSettings.defaults()
             .with("window.ms", "1000")
-            .with("window.staggered", "false")
+            .with("window.phases", "1")
             .with("rollup.coalesce-ms", "100");
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();

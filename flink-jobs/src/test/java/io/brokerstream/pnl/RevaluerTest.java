@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class RevaluerTest {
   static final long W = 1000;
+  static final int PHASES = 10;
   // 2026-01-01T00:00:00Z: options below mature a year later
   static final long T0 = LocalDate.of(2026, 1, 1).toEpochDay() * 86_400_000L;
   static final int MATURITY = (int) LocalDate.of(2026, 12, 31).toEpochDay();
@@ -377,18 +378,21 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = Harnesses.revaluer(new Revaluer(W, true, 0, 0, PRICER), null);
+    h = Harnesses.revaluer(new Revaluer(W, PHASES, 0, 0, PRICER), null);
     h.setProcessingTime(T0);
     // two equities whose phases differ, so their windows end at different instants
     String a = "EQ1";
     String b =
         java.util.stream.IntStream.range(2, 100)
             .mapToObj(i -> "EQ" + i)
-            .filter(id -> Math.abs(Revaluer.phaseOf(id, W) - Revaluer.phaseOf(a, W)) > 100)
+            .filter(
+                id ->
+                    Math.abs(Revaluer.phaseOf(id, W, PHASES) - Revaluer.phaseOf(a, W, PHASES))
+                        > 100)
             .findFirst()
             .orElseThrow();
-    long phaseA = Revaluer.phaseOf(a, W);
-    long phaseB = Revaluer.phaseOf(b, W);
+    long phaseA = Revaluer.phaseOf(a, W, PHASES);
+    long phaseB = Revaluer.phaseOf(b, W, PHASES);
     assertThat(phaseA).isBetween(0L, W - 1);
     in(equity("A1", a, 10, "100", 1));
     in(equity("A1", b, 10, "100", 1));
@@ -422,13 +426,32 @@ class RevaluerTest {
   }
 
   @Test
-  void phasesSpreadOverTheWindow() {
-    long[] perTenth = new long[10];
+  void phasesSpreadOverTheWindowAtEvenlySpacedInstants() {
+    long[] perPhase = new long[PHASES];
     for (int i = 0; i < 5000; i++) {
-      perTenth[(int) (Revaluer.phaseOf("EQ" + i, W) * 10 / W)]++;
+      long phase = Revaluer.phaseOf("EQ" + i, W, PHASES);
+      assertThat(phase % (W / PHASES)).as("on the phase grid").isZero();
+      perPhase[(int) (phase / (W / PHASES))]++;
     }
-    for (long n : perTenth) {
-      assertThat(n).isBetween(400L, 600L); // about 500 equities in each tenth of the window
+    for (long n : perPhase) {
+      assertThat(n).isBetween(400L, 600L); // about 500 equities at each of the ten instants
+    }
+  }
+
+  @Test
+  void onePhaseEndsEveryEquitysWindowsOnTheEpochGrid() {
+    for (int i = 0; i < 100; i++) {
+      assertThat(Revaluer.phaseOf("EQ" + i, W, 1)).isZero();
+    }
+  }
+
+  @Test
+  void phasesOutsideOneToTheWindowAreRefused() {
+    for (int phases : new int[] {0, -1, (int) W + 1}) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> new Revaluer(W, phases, 0, 0, PRICER))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("window.phases");
     }
   }
 
