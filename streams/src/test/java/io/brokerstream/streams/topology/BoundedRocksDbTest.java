@@ -2,13 +2,19 @@ package io.brokerstream.streams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.IndexType;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.WriteOptions;
 
 /** The table settings every store gets: one shared cache, indexes and filters cached in it. */
 class BoundedRocksDbTest {
@@ -46,6 +52,74 @@ class BoundedRocksDbTest {
       BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
       assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
       assertThat(table.cacheIndexAndFilterBlocksWithHighPriority()).isFalse();
+    }
+  }
+
+  @Test
+  void theDefaultBudgetHoldsAFullMemtableOfEveryStoreWithFourPartitions() {
+    // 30: the process's RocksDB instances with 4 partitions (6 stores by partition, 6 global)
+    assertThat(BoundedRocksDb.crowded(30, BoundedRocksDb.DEFAULT_WRITE_BUFFER_BYTES)).isFalse();
+    assertThat(BoundedRocksDb.crowded(30, 32L << 20)).isTrue();
+    assertThat(BoundedRocksDb.crowded(54, BoundedRocksDb.DEFAULT_WRITE_BUFFER_BYTES)).isTrue();
+    assertThat(BoundedRocksDb.DEFAULT_CACHE_BYTES)
+        .isGreaterThan(BoundedRocksDb.DEFAULT_WRITE_BUFFER_BYTES);
+  }
+
+  /**
+   * Thirty open stores, eight of them filled and then left alone (as global stores are after their
+   * restore), one written: with the default budget its writes stay in its memtable; with the idle
+   * stores' memtables filling the budget, its writes flush table files of a few records.
+   */
+  @Test
+  void idleStoresDoNotMakeABusyStoreFlushWithTheDefaultBudget(@TempDir Path dir) throws Exception {
+    assertThat(tableFilesAfterWrites(dir.resolve("default"), Map.of())).isZero();
+    assertThat(
+            tableFilesAfterWrites(
+                dir.resolve("crowded"),
+                Map.of(
+                    BoundedRocksDb.WRITE_BUFFER_BYTES,
+                    24L << 20,
+                    BoundedRocksDb.CACHE_BYTES,
+                    48L << 20)))
+        .isGreaterThan(2);
+  }
+
+  private static int tableFilesAfterWrites(Path dir, Map<String, Object> configs) throws Exception {
+    List<Options> options = new ArrayList<>();
+    List<RocksDB> dbs = new ArrayList<>();
+    BoundedRocksDb setter = new BoundedRocksDb();
+    try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
+      for (int i = 0; i < 30; i++) {
+        Options o = new Options().setCreateIfMissing(true);
+        o.setTableFormatConfig(new BlockBasedTableConfig());
+        setter.setConfig("store-" + i, o, configs);
+        options.add(o);
+        File path = dir.resolve("store-" + i).toFile();
+        path.mkdirs();
+        RocksDB db = RocksDB.open(o, path.getAbsolutePath());
+        dbs.add(db);
+        db.put(noWal, ("k" + i).getBytes(), new byte[8]);
+      }
+      byte[] row = new byte[100];
+      for (int i = 1; i <= 8; i++) {
+        for (int k = 0; k < 18_000; k++) { // about 3.4 MB of memtable each
+          dbs.get(i).put(noWal, String.format("instrument-%08d", k).getBytes(), row);
+        }
+      }
+      RocksDB busy = dbs.get(0);
+      byte[] value = new byte[100];
+      for (int i = 0; i < 15_000; i++) { // about 2 MB, half a memtable
+        busy.put(noWal, String.format("member-%04d|order-%08d", i % 100, i).getBytes(), value);
+      }
+      busy.pauseBackgroundWork(); // waits for the flushes under way
+      busy.continueBackgroundWork();
+      return busy.getLiveFilesMetaData().size();
+    } finally {
+      for (int i = 0; i < dbs.size(); i++) {
+        dbs.get(i).close();
+        setter.close("store-" + i, options.get(i));
+        options.get(i).close();
+      }
     }
   }
 }
