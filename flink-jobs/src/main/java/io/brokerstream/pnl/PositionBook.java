@@ -1,5 +1,6 @@
 package io.brokerstream.pnl;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -20,7 +21,17 @@ import java.util.Set;
  * #copy()} relies on.
  */
 public final class PositionBook {
+  /** The open positions by account|instrument; changed through {@link #put} and {@link #remove}. */
   final Map<String, PnlInput> positions;
+
+  private final Map<String, PnlInput> byKey;
+
+  /**
+   * How many open positions hold each instrument (not state: follows the positions), so a window
+   * that lists the held instruments walks instruments, not every position of the equity.
+   */
+  private final Map<String, Integer> holders = new HashMap<>();
+
   final Map<String, PnlInput> options;
   final Set<String> changed;
 
@@ -42,7 +53,11 @@ public final class PositionBook {
 
   PositionBook(
       Map<String, PnlInput> positions, Map<String, PnlInput> options, Set<String> changed) {
-    this.positions = positions;
+    this.byKey = positions;
+    this.positions = Collections.unmodifiableMap(positions);
+    for (PnlInput p : positions.values()) {
+      holders.merge(p.instrumentId, 1, Integer::sum);
+    }
     this.options = options;
     this.changed = changed;
   }
@@ -52,7 +67,7 @@ public final class PositionBook {
    */
   public PositionBook copy() {
     Map<String, PnlInput> p = new HashMap<>(capacityFor(positions.size()));
-    for (Map.Entry<String, PnlInput> e : positions.entrySet()) {
+    for (Map.Entry<String, PnlInput> e : byKey.entrySet()) {
       p.put(e.getKey(), e.getValue().copy());
     }
     PositionBook c = new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
@@ -60,6 +75,28 @@ public final class PositionBook {
     c.equityMark = equityMark;
     c.unsnapshotted = unsnapshotted;
     return c;
+  }
+
+  /** Books a position under its key, in place of what was there. */
+  void put(String key, PnlInput position) {
+    release(byKey.put(key, position));
+    holders.merge(position.instrumentId, 1, Integer::sum);
+  }
+
+  /** Takes a (closed) position out. */
+  void remove(String key) {
+    release(byKey.remove(key));
+  }
+
+  private void release(PnlInput old) {
+    if (old != null) {
+      holders.computeIfPresent(old.instrumentId, (id, n) -> n == 1 ? null : n - 1);
+    }
+  }
+
+  /** The instruments at least one open position holds. */
+  Set<String> heldInstruments() {
+    return Collections.unmodifiableSet(holders.keySet());
   }
 
   static int capacityFor(int entries) {

@@ -157,7 +157,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
           return; // a replayed older version
         }
         if (in.quantity == 0) {
-          b.positions.remove(key);
+          b.remove(key);
           b.changed.remove(key);
           book.update(b);
           if (known != null && known.reportedPositions != 0) {
@@ -181,7 +181,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
           in.reportedCostBasisMicros = known.reportedCostBasisMicros;
           in.reportedPositions = known.reportedPositions;
         }
-        b.positions.put(key, in);
+        b.put(key, in);
         if (price.value() != null) {
           b.changed.add(key);
           scheduleWindowEnd(ctx);
@@ -310,8 +310,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
    * Every held instrument of the book with a known mark, each once: what a reader needs to value
    * every position of the equity from this record alone. All are at the latest price (a tick
    * revalues every held instrument; without one, marks are from the same price). `valued` is what
-   * the window valued: after a tick that is every held instrument already, so the book is walked
-   * again only in a window without one.
+   * the window valued: after a tick that is every held instrument already; in a window without one,
+   * the book's held instruments are looked up, one mark each, not found by walking its positions.
    */
   private static EquityMarksRecord heldMarks(
       PositionBook b,
@@ -325,14 +325,18 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
     Map<String, MarkState> held = valued;
     if (!ticked) {
       held = new LinkedHashMap<>();
-      for (PnlInput p : b.positions.values()) {
-        if (!held.containsKey(p.instrumentId)) {
-          MarkState m = markOf(b, p);
-          // a mark the model could not bring to this price (no volatility yet) is left out, not
-          // sent beside a price it was not valued at
-          if (m != null && m.micros != MarkState.UNKNOWN && m.underlyingMicros == spotMicros) {
-            held.put(p.instrumentId, m);
-          }
+      for (String id : b.heldInstruments()) {
+        MarkState m;
+        if (id.equals(underlying)) {
+          m = b.equityMark;
+        } else {
+          PnlInput terms = b.options.get(id);
+          m = terms == null ? null : terms.mark;
+        }
+        // a mark the model could not bring to this price (no volatility yet) is left out, not
+        // sent beside a price it was not valued at
+        if (m != null && m.micros != MarkState.UNKNOWN && m.underlyingMicros == spotMicros) {
+          held.put(id, m);
         }
       }
     }

@@ -2,7 +2,9 @@ package io.brokerstream.pnl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.HashSet;
 import java.util.Random;
+import java.util.Set;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -47,7 +49,7 @@ class PositionBookSerializerTest {
       p.reportedMarketValueMicros = rnd.nextLong();
       p.reportedCostBasisMicros = rnd.nextLong();
       p.reportedPositions = rnd.nextInt(2);
-      b.positions.put(p.positionKey(), p);
+      b.put(p.positionKey(), p);
       if (rnd.nextInt(3) == 0) {
         b.changed.add(p.positionKey());
       }
@@ -93,6 +95,32 @@ class PositionBookSerializerTest {
   }
 
   @Test
+  void heldInstrumentsFollowPositionsThroughPutsRemovalsCopiesAndRestores() throws Exception {
+    PositionBook b = new PositionBook();
+    PnlInput a1 = PnlInput.position("A1", "M1", "EQ7-1C", "EQ7", 100, 1, 5, 1);
+    PnlInput a2 = PnlInput.position("A2", "M1", "EQ7-1C", "EQ7", 100, 2, 5, 1);
+    PnlInput a3 = PnlInput.position("A3", "M1", "EQ7", "EQ7", 1, 10, 7, 1);
+    b.put(a1.positionKey(), a1);
+    b.put(a2.positionKey(), a2);
+    b.put(a3.positionKey(), a3);
+    assertThat(b.heldInstruments()).containsExactlyInAnyOrder("EQ7-1C", "EQ7");
+    b.put(a1.positionKey(), PnlInput.position("A1", "M1", "EQ7-1C", "EQ7", 100, 3, 5, 2));
+    b.remove(a2.positionKey());
+    assertThat(b.heldInstruments()).containsExactlyInAnyOrder("EQ7-1C", "EQ7"); // A1 still holds it
+    b.remove(a1.positionKey());
+    b.remove("A9|EQ7"); // not there: nothing changes
+    assertThat(b.heldInstruments()).containsExactly("EQ7");
+    assertThat(S.copy(b).heldInstruments()).containsExactly("EQ7");
+    assertThat(S.deserialize(new DataInputDeserializer(bytes(b))).heldInstruments())
+        .containsExactly("EQ7");
+    PositionBook big = randomBook(new Random(5), 200, 8);
+    Set<String> walked = new HashSet<>();
+    big.positions.values().forEach(p -> walked.add(p.instrumentId));
+    assertThat(S.deserialize(new DataInputDeserializer(bytes(big))).heldInstruments())
+        .isEqualTo(walked);
+  }
+
+  @Test
   void aCopyIsDeepForPositionsSoTheCheckpointedBookNeverMoves() throws Exception {
     PositionBook b = randomBook(new Random(11), 100, 10);
     byte[] before = bytes(b);
@@ -101,7 +129,7 @@ class PositionBookSerializerTest {
       p.reportedMarketValueMicros += 1;
       p.quantity = 0;
     }
-    copy.positions.remove(copy.positions.keySet().iterator().next());
+    copy.remove(copy.positions.keySet().iterator().next());
     copy.options.clear();
     copy.changed.add("new|key");
     assertThat(bytes(b)).isEqualTo(before);
@@ -142,7 +170,7 @@ class PositionBookSerializerTest {
   void anIdTooLongForTheBookFailsTheCheckpointLoudly() {
     PositionBook b = new PositionBook();
     PnlInput p = PnlInput.position("A".repeat(40_000), "M1", "EQ7", "EQ7", 1, 1, 1, 1);
-    b.positions.put(p.positionKey(), p);
+    b.put(p.positionKey(), p);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> bytes(b))
         .isInstanceOf(java.io.IOException.class)
         .hasMessageContaining("40000 bytes");

@@ -255,6 +255,13 @@ class RevaluerTest {
     // a fill in an instrument already marked, no tick: nothing moved, nothing written
     in(PnlInput.position("A3", "M1", "OP", "EQ1", 100, 2, Micros.parse("6"), 1));
     assertThat(fireRecords(T0 + 3 * W)).isEmpty();
+    // the call's only holder closes it, then a fill in a new option, no tick: the call is gone
+    in(PnlInput.optionTerms("OX", "EQ1", true, false, Micros.parse("110"), MATURITY, 100));
+    in(PnlInput.position("A1", "M1", "OC", "EQ1", 100, 0, Micros.parse("9"), 2));
+    in(PnlInput.position("A4", "M1", "OX", "EQ1", 100, 1, Micros.parse("3"), 1));
+    EquityMarksRecord fourth = fireRecords(T0 + 4 * W).get(0);
+    assertThat(fourth.instrumentIds).containsExactlyInAnyOrder("EQ1", "OP", "OX");
+    assertThat(fourth.markOf("OP")).isEqualTo(second.markOf("OP"));
   }
 
   @Test
