@@ -59,10 +59,8 @@ class BoundedRocksDbTest {
   void theLibraryAnswersAMissWithoutAnException() {
     // before 10.10, RocksJava's get() threw and caught a C++ exception in its JNI stub for every
     // miss, and most of the order flow's reads miss (a new order's id)
-    int[] version = {
-      RocksDB.rocksdbVersion().getMajor(), RocksDB.rocksdbVersion().getMinor(),
-    };
-    assertThat(version[0] * 1000 + version[1]).isGreaterThanOrEqualTo(10_010);
+    RocksDB.Version version = RocksDB.rocksdbVersion();
+    assertThat(version.getMajor() * 1000 + version.getMinor()).isGreaterThanOrEqualTo(10_010);
   }
 
   @Test
