@@ -45,6 +45,19 @@ def test_unknown_fields_and_bad_partitions_are_rejected(tmp_path):
         load_catalog(cfg, bad)
 
 
+@pytest.mark.parametrize("topic", ["order-results", "order-commands", POSITIONS])
+def test_the_member_tasks_topics_must_share_one_partition_count(tmp_path, topic):
+    cfg = config.load(environ={"BS_TOPIC_PARTITIONS": "4"})
+    text = "topics:\n  orders:\n    partitions: default\n  order-results:\n    partitions: default\n"
+    text += f"  order-commands:\n    partitions: default\n  {POSITIONS}:\n    partitions: default\n"
+    catalog = tmp_path / "topics.yaml"
+    catalog.write_text(text)
+    assert {t.partitions for t in load_catalog(cfg, catalog)} == {4}
+    catalog.write_text(text.replace(f"  {topic}:\n    partitions: default", f"  {topic}:\n    partitions: 8"))
+    with pytest.raises(CatalogError, match="one partition count"):
+        load_catalog(cfg, catalog)
+
+
 def test_a_stack_made_by_the_design_with_a_positions_topic_of_its_own_is_told_to_reset():
     from brokerstream.common.errors import UserError
     from brokerstream.launcher.provision import refuse_retired
@@ -52,3 +65,5 @@ def test_a_stack_made_by_the_design_with_a_positions_topic_of_its_own_is_told_to
     refuse_retired({"orders", POSITIONS, "order-results"})  # today's catalog: nothing to say
     with pytest.raises(UserError, match=r"positions: .*`./brokerstream reset`"):
         refuse_retired({"orders", "positions", POSITIONS})
+    with pytest.raises(UserError, match=r"order-ids-changelog: .*by member.*`./brokerstream reset`"):
+        refuse_retired({"orders", "brokerstream-orders-order-ids-changelog", POSITIONS})

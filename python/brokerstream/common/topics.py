@@ -13,6 +13,9 @@ from brokerstream.common.errors import UserError
 CATALOG = ROOT / "platform" / "topics.yaml"
 # The positions topic is the order flow's positions store's changelog, named after its application id.
 POSITIONS = "brokerstream-orders-positions-changelog"
+# What a member task reads, partition for partition: a member's orders, commands and triggers, its
+# positions (the store's changelog) and its results (written to the member's partition and read back).
+MEMBER_TASK_TOPICS = ("orders", "order-commands", "order-triggers", "order-triggers.fast", "order-results", POSITIONS)
 
 
 class CatalogError(UserError, ValueError):
@@ -76,6 +79,12 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
                 key_schema=spec.get("key_schema"),
                 config=config,
             )
+        )
+    counts = {t.name: t.partitions for t in topics if t.name in MEMBER_TASK_TOPICS}
+    if len(set(counts.values())) > 1:
+        raise CatalogError(
+            f"{path}: the member task reads {', '.join(counts)} partition for partition, so they need one"
+            f" partition count, not {counts}"
         )
     return topics
 

@@ -12,7 +12,12 @@ from brokerstream.launcher.stack import Provisioner, Stack
 # Topics of an earlier design whose presence means the data folder's state is in a layout this code no
 # longer reads: positions had a topic of their own while the positions store's changelog held a compact
 # layout; the changelog is now the positions topic, in Avro.
-RETIRED_TOPICS = {"positions": "positions now live in the positions store's changelog, in Avro"}
+RETIRED_TOPICS = {
+    "positions": "positions now live in the positions store's changelog, in Avro",
+    # order ids had a store of their own; the results are now written to their member's partition and
+    # read back by the member's task, which knows its decided ids from them
+    "brokerstream-orders-order-ids-changelog": "decided order ids are now known from order-results, by member",
+}
 
 
 def refuse_retired(existing: set[str]) -> None:

@@ -3,6 +3,7 @@ package io.brokerstream.baseline;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
+import io.brokerstream.kafka.MemberPartition;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.OrderInputs;
 import io.brokerstream.serde.AvroCodec;
@@ -60,6 +61,7 @@ final class OrderConsumer implements Runnable {
   private final AtomicBoolean signalled = new AtomicBoolean();
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private int resultPartitions; // 0 until asked
 
   OrderConsumer(
       int index,
@@ -208,9 +210,15 @@ final class OrderConsumer implements Runnable {
             Stages.stamp(headers, Stages.DECIDE_END, Stages.nowMicros());
           }
           byte[] key = (member + "|" + order.getOrderId()).getBytes(StandardCharsets.UTF_8);
+          // In the member's partition, as the streams app writes results: its member task reads
+          // them back when it takes over.
           out.add(
               new ProducerRecord<>(
-                  resultsTopic, null, key, results.encode(resultsTopic + "-value", r), headers));
+                  resultsTopic,
+                  MemberPartition.of(member, resultPartitions(producer, resultsTopic)),
+                  key,
+                  results.encode(resultsTopic + "-value", r),
+                  headers));
           if (r.getStatus() == OrderStatus.ACCEPTED) {
             accepted++;
           } else {
@@ -236,6 +244,13 @@ final class OrderConsumer implements Runnable {
     counters.duplicates.addAndGet(duplicates);
     counters.deadLettered.addAndGet(dead);
     counters.orderBatches.incrementAndGet();
+  }
+
+  private int resultPartitions(KafkaProducer<byte[], byte[]> producer, String topic) {
+    if (resultPartitions == 0) {
+      resultPartitions = producer.partitionsFor(topic).size();
+    }
+    return resultPartitions;
   }
 
   void stop() {

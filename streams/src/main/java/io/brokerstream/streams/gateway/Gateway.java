@@ -366,7 +366,7 @@ public final class Gateway implements AutoCloseable {
    */
   private void awaitPlaced(HttpCall call, String member, String key, long wait, Order order) {
     try {
-      KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
+      KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, member);
       if (!queries.isLocal(where)) {
         send(call, 202, accepted(order));
         return;
@@ -492,7 +492,7 @@ public final class Gateway implements AutoCloseable {
    */
   private void refuseWhenEnded(String member, String orderId, String what) {
     String key = Topics.resultKey(member, orderId);
-    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
+    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, member);
     if (queries.isLocal(where)) {
       OrderResult ended = queries.result(where, key);
       if (ended != null) {
@@ -558,7 +558,7 @@ public final class Gateway implements AutoCloseable {
     // Another member's order and one that does not exist look the same: the key includes the
     // member.
     String key = Topics.resultKey(member, orderId);
-    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, key);
+    KeyQueryMetadata where = queries.locate(StoreNames.ORDER_RESULTS, member);
     if (!queries.isLocal(where)) {
       // GET /orders/{id} there, also for a cancel: the cancel itself is already written (ids need
       // no escaping)

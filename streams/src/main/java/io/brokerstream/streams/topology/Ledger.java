@@ -41,6 +41,7 @@ final class Ledger {
   private final ProcessorContext<String, SpecificRecord> context;
   final KeyValueStore<String, Position> positions;
   final KeyValueStore<String, RiskState> risk;
+  final DecidedOrders decided;
   // The position read for the order being decided: its fill books on top of it without a second
   // read. Kept for that order object only (a record's own), so nothing stale outlives the record.
   private Order readFor;
@@ -50,6 +51,7 @@ final class Ledger {
     this.context = context;
     positions = context.getStateStore(StoreNames.POSITIONS);
     risk = context.getStateStore(StoreNames.MEMBER_RISK);
+    decided = new DecidedOrders(context);
   }
 
   PositionState position(Order order) {
@@ -97,7 +99,7 @@ final class Ledger {
           .setStatus(OrderStatus.REJECTED)
           .setReason(rejected.reason())
           .setReasonDetail(BoundedLetters.clip(rejected.detail(), MAX_DETAIL));
-      context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
+      conclude(in, resultKey, result.build());
       return;
     }
     Decision.Filled fill = (Decision.Filled) decision;
@@ -135,31 +137,38 @@ final class Ledger {
           .setClosedQuantity(fill.closedQuantity())
           .setClosedAvgCost(Micros.toDecimal(fill.closedAvgCost()));
     }
-    context.forward(in.withKey(resultKey).withValue(result.build()), RESULTS_SINK);
+    conclude(in, resultKey, result.build());
   }
 
   /** A working order's final outcome when its member takes it off the book. */
   void cancelled(Record<String, ?> in, String member, Order order, long receivedMs) {
-    context.forward(
-        in.withKey(Topics.resultKey(member, order.getOrderId()))
-            .withValue(
-                result(order, member, receivedMs)
-                    .setStatus(OrderStatus.CANCELLED)
-                    .setReasonDetail("cancelled by the member while working")
-                    .build()),
-        RESULTS_SINK);
+    conclude(
+        in,
+        Topics.resultKey(member, order.getOrderId()),
+        result(order, member, receivedMs)
+            .setStatus(OrderStatus.CANCELLED)
+            .setReasonDetail("cancelled by the member while working")
+            .build());
   }
 
   /** A DAY order's final outcome when its market closes with it still working. */
   void expired(Record<String, ?> in, String member, Order order, long receivedMs, Instant close) {
-    context.forward(
-        in.withKey(Topics.resultKey(member, order.getOrderId()))
-            .withValue(
-                result(order, member, receivedMs)
-                    .setStatus(OrderStatus.EXPIRED)
-                    .setReasonDetail("DAY order still working at the market close " + close)
-                    .build()),
-        RESULTS_SINK);
+    conclude(
+        in,
+        Topics.resultKey(member, order.getOrderId()),
+        result(order, member, receivedMs)
+            .setStatus(OrderStatus.EXPIRED)
+            .setReasonDetail("DAY order still working at the market close " + close)
+            .build());
+  }
+
+  /**
+   * An order's one result: remembered as decided until the task reads it back from order-results
+   * (its member's partition, so this task's).
+   */
+  private void conclude(Record<String, ?> in, String resultKey, OrderResult result) {
+    decided.emitted(resultKey, in.timestamp());
+    context.forward(in.withKey(resultKey).withValue(result), RESULTS_SINK);
   }
 
   /** A step in a working order's life, with what it trades (so an account's statement finds it). */

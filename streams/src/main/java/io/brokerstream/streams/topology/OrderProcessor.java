@@ -10,15 +10,12 @@ import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.state.OpenOrder;
 import io.brokerstream.trace.Stages;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * DAY order expires at its exchange's close ({@link MarketCalendar}). Under exactly-once the store
  * writes and the emitted records commit together or not at all.
  *
- * <p>An order id is unique per member: the task remembers every (member, order id) it decided, for
- * {@code orders.dedup-retention}, and a second record of one (a retry through any gateway instance,
- * a producer that wrote it twice, a replay) books nothing and emits nothing: the first result
- * stands. The time that decides is the broker's: the order record's append time.
+ * <p>An order id is unique per member: the task knows every (member, order id) it decided from the
+ * results themselves ({@link DecidedOrders}: order-results is partitioned by member, and the task
+ * reads its partition back) and every one still working from its open orders, so a second record of
+ * one (a retry through any gateway instance, a producer that wrote it twice, a replay) books
+ * nothing and emits nothing: the first result stands, for as long as order-results keeps it. The
+ * time that decides is the broker's: the order record's append time.
  */
 public final class OrderProcessor implements Processor<String, Order, String, SpecificRecord> {
   private static final Logger log = LoggerFactory.getLogger(OrderProcessor.class);
@@ -46,34 +45,25 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
   private Ledger ledger;
   private WorkingOrders working;
-  private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
-  private final long dedupRetentionMs;
 
-  public OrderProcessor(
-      OrderDecider decider,
-      MarketCalendar calendar,
-      ReferenceCache cache,
-      Duration dedupRetention) {
-    this(decider, calendar, context -> new StoreReferenceData(context, cache), dedupRetention);
+  public OrderProcessor(OrderDecider decider, MarketCalendar calendar, ReferenceCache cache) {
+    this(decider, calendar, context -> new StoreReferenceData(context, cache));
   }
 
   OrderProcessor(
       OrderDecider decider,
       MarketCalendar calendar,
-      Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
-      Duration dedupRetention) {
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
     this.placement = new Placement(decider);
     this.calendar = calendar;
     this.referenceData = referenceData;
-    this.dedupRetentionMs = dedupRetention.toMillis();
   }
 
   @Override
   public void init(ProcessorContext<String, SpecificRecord> context) {
     ledger = new Ledger(context);
     working = new WorkingOrders(context);
-    orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // The task's positions and open orders are restored by now: its members' totals are their sums.
     long started = System.nanoTime();
@@ -93,11 +83,6 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
           totals.reservedMembers(),
           (System.nanoTime() - started) / 1_000_000);
     }
-    // Forget order ids past their retention a slice at a time, so no sweep stalls the task. A
-    // working order's id stays taken while it works, however long that is.
-    OrderIdSweeper sweeper =
-        new OrderIdSweeper(orderIds, dedupRetentionMs, OrderIdSweeper.SLICE, working::working);
-    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, sweeper::sweep);
   }
 
   @Override
@@ -111,11 +96,10 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     Order order = record.value();
     String member = InputGuard.order(record.key(), order);
     String resultKey = Topics.resultKey(member, order.getOrderId());
-    if (orderIds.get(resultKey) != null) {
+    if (ledger.decided.decided(resultKey) || working.working(resultKey)) {
       return; // a retry: the first record of this order was decided (or works) and its outcome
       // stands
     }
-    orderIds.put(resultKey, record.timestamp());
     Instant received = Instant.ofEpochMilli(record.timestamp());
     long reserved = working.reserved(member);
     RiskState memberRisk = ledger.risk(member);

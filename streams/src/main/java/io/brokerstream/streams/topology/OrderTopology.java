@@ -8,6 +8,7 @@ import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
+import io.brokerstream.kafka.MemberPartition;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.rules.BoundedLetters;
@@ -18,9 +19,10 @@ import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
 import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
-import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
@@ -55,7 +57,8 @@ import org.apache.kafka.streams.state.Stores;
  *       crossed one goes back to its member's task (order-triggers), as do a member's cancels and
  *       amends (order-commands), and is decided there; DAY orders expire there at their exchange's
  *       close;
- *   <li>results materialized by member|order id for the gateway's long polls.
+ *   <li>results read back, in the member's task, into a store by member|order id: the gateway's
+ *       reads and long polls, and the order ids the task decided.
  * </ol>
  */
 public final class OrderTopology {
@@ -178,40 +181,21 @@ public final class OrderTopology {
 
     Topology topology = builder.build(streamsProps);
 
-    // Results by member|order id, from the committed order-results topic, which is also what the
-    // store is restored from; each wakes the gateway's long polls waiting for it.
-    topology.addReadOnlyStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
-            .withCachingDisabled(),
-        "results-source",
-        null,
-        keys.deserializer(),
-        serdes.result().deserializer(),
-        Topics.ORDER_RESULTS,
-        "results",
-        () -> new ResultsProcessor(results, onResult));
-
     // The decision: one order at a time per member, exactly once; a working order's trigger or
     // cancel in the same task, on the same stores.
-    Duration dedup = Duration.ofMillis(settings.getLong("orders.dedup-retention-ms"));
     MarketCalendar calendar =
         new MarketCalendar(
             settings.getPairs("orders.market-close"), settings.get("orders.market-close-default"));
     topology
         .addSource(
             "orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor(
-            "decide", () -> new OrderProcessor(decider, calendar, cache, dedup), "orders-source")
+        .addProcessor("decide", () -> new OrderProcessor(decider, calendar, cache), "orders-source")
         // Positions (with the cash their fills moved) are many and mostly written once per commit:
         // no record cache in front of them. Their changelog is the positions topic (Avro, what the
         // P&L job and the Postgres sink read), so a fill writes its position once. A member's risk
         // is a sum over its positions: no changelog, summed again when the task starts.
         .addStateStore(positionsStore(inMemory, serdes), "decide")
         .addStateStore(totalsStore(StoreNames.MEMBER_RISK, StateSerdes.risk()), "decide")
-        // Every order id a member used: many, each written once and read once on arrival, kept a
-        // day. On disk (RocksDB, bounded memory), not on the heap; no record cache.
-        .addStateStore(memberStore(StoreNames.ORDER_IDS, false, StateSerdes.micros()), "decide")
         .addSource(
             "commands-source",
             keys.deserializer(),
@@ -233,8 +217,7 @@ public final class OrderTopology {
             "commands-source",
             "triggers-source",
             "fast-triggers-source")
-        .connectProcessorAndStateStores(
-            "working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK, StoreNames.ORDER_IDS)
+        .connectProcessorAndStateStores("working", StoreNames.POSITIONS, StoreNames.MEMBER_RISK)
         // Working orders: few next to positions, each written when it rests and when it leaves.
         .addStateStore(
             memberStore(StoreNames.OPEN_ORDERS, false, StateSerdes.openOrders()),
@@ -247,11 +230,14 @@ public final class OrderTopology {
             memberStore(StoreNames.ORDER_EXPIRIES, false, StateSerdes.micros()),
             "decide",
             "working")
+        // Results go to their member's partition, so this task reads its own back (below).
         .addSink(
             Ledger.RESULTS_SINK,
             Topics.ORDER_RESULTS,
             keys.serializer(),
             serdes.result().serializer(),
+            (topic, key, result, partitions) ->
+                Optional.of(Set.of(MemberPartition.ofKey(key, partitions))),
             "decide",
             "working")
         .addSink(
@@ -268,6 +254,35 @@ public final class OrderTopology {
             serdes.of(RestingOrder.class).serializer(),
             "decide",
             "working");
+
+    // Results by member|order id, read back from the committed order-results topic, which is also
+    // what the store is restored from; each wakes the gateway's long polls waiting for it. In the
+    // member task (the topic is partitioned by member): what the task decided is what it has read
+    // back, plus what it emitted since (RESULTS_UNREAD), so an order id needs no store of its own.
+    topology
+        .addReadOnlyStateStore(
+            Stores.keyValueStoreBuilder(
+                    Stores.persistentKeyValueStore(StoreNames.ORDER_RESULTS), keys, serdes.result())
+                .withCachingDisabled(),
+            "results-source",
+            null,
+            keys.deserializer(),
+            serdes.result().deserializer(),
+            Topics.ORDER_RESULTS,
+            "results",
+            () -> new ResultsProcessor(results, onResult))
+        .addStateStore(
+            Stores.keyValueStoreBuilder(
+                    HashKeyValueStore.supplier(StoreNames.RESULTS_UNREAD),
+                    keys,
+                    StateSerdes.micros())
+                .withCachingDisabled()
+                .withLoggingDisabled(),
+            "results",
+            "decide",
+            "working")
+        .connectProcessorAndStateStores("decide", StoreNames.ORDER_RESULTS)
+        .connectProcessorAndStateStores("working", StoreNames.ORDER_RESULTS);
     return topology;
   }
 

@@ -8,14 +8,16 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Committed results into the results store (by member|order id), for the gateway's reads, and each
- * one to the long polls waiting for it. The store's only source is the order-results topic, which
- * is also what it is restored from: no changelog of its own.
+ * Committed results into the results store (by member|order id), for the gateway's reads and the
+ * task's dedup ({@link DecidedOrders}), and each one to the long polls waiting for it. The store's
+ * only source is the order-results topic, which is also what it is restored from: no changelog of
+ * its own. It runs in the member task: order-results is partitioned by member, like orders.
  */
 final class ResultsProcessor implements Processor<String, OrderResult, Void, Void> {
   private final LocalResults local;
   private final BiConsumer<String, OrderResult> onResult;
   private KeyValueStore<String, OrderResult> store;
+  private DecidedOrders decided;
   private int partition;
 
   ResultsProcessor(LocalResults local, BiConsumer<String, OrderResult> onResult) {
@@ -25,7 +27,8 @@ final class ResultsProcessor implements Processor<String, OrderResult, Void, Voi
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
-    store = context.getStateStore(StoreNames.ORDER_RESULTS);
+    decided = new DecidedOrders(context);
+    store = decided.results();
     partition = context.taskId().partition();
     local.opened(partition, store);
   }
@@ -35,7 +38,7 @@ final class ResultsProcessor implements Processor<String, OrderResult, Void, Voi
     if (record.key() == null || record.value() == null) {
       return; // nothing a poll could be waiting for
     }
-    store.put(record.key(), record.value());
+    decided.readBack(record.key(), record.value());
     onResult.accept(record.key(), record.value());
   }
 

@@ -18,8 +18,18 @@ public final class StoreNames {
 
   public static final String MEMBER_RISK = "member-risk";
 
-  /** member|order id -> when the broker received the order: a retry of it books nothing. */
-  public static final String ORDER_IDS = "order-ids";
+  /**
+   * member|order id -> the results of the task's members, read back from the task's own partition
+   * of order-results (the topic is partitioned by member): the gateway's reads and, with {@link
+   * #RESULTS_UNREAD}, the order ids the task has decided.
+   */
+  public static final String ORDER_RESULTS = "order-results-store";
+
+  /**
+   * member|order id -> when: results the task emitted and has not read back yet (in memory, no
+   * changelog: a restarted task reads back every committed result before its first record).
+   */
+  public static final String RESULTS_UNREAD = "results-unread";
 
   /**
    * member|order id -> a working order: the order, when it arrived, what it reserves, its book key.
@@ -41,8 +51,6 @@ public final class StoreNames {
    */
   public static final String RESTING_BOOK = "resting-book";
 
-  // per member|order id (partitioned like order-results)
-  public static final String ORDER_RESULTS = "order-results-store";
   // dedupes ticks between commits
   public static final String LATEST_TICKS = "latest-ticks";
 

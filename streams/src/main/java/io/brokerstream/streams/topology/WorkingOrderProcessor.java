@@ -18,7 +18,6 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The rest of a working order's life, in its member's task (order-commands and order-triggers are
@@ -43,7 +42,6 @@ public final class WorkingOrderProcessor
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
   private Ledger ledger;
   private WorkingOrders working;
-  private KeyValueStore<String, Long> orderIds;
   private ReferenceData ref;
 
   public WorkingOrderProcessor(OrderDecider decider, ReferenceCache cache) {
@@ -61,7 +59,6 @@ public final class WorkingOrderProcessor
   public void init(ProcessorContext<String, SpecificRecord> context) {
     ledger = new Ledger(context);
     working = new WorkingOrders(context);
-    orderIds = context.getStateStore(StoreNames.ORDER_IDS);
     ref = referenceData.apply(context);
     // The close is the broker's clock, not stream time: a quiet member's DAY orders expire on time
     // too.
@@ -301,7 +298,7 @@ public final class WorkingOrderProcessor
           member,
           orderId,
           refused,
-          orderIds.get(key) != null
+          ledger.decided.decided(key)
               ? "order "
                   + orderId
                   + " is not working: it was filled, rejected, cancelled or expired"

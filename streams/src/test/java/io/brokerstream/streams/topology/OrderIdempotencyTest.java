@@ -6,9 +6,8 @@ import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.TimeInForce;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class OrderIdempotencyTest {
   private final FlowFixture flow =
-      new FlowFixture(Map.of("orders.dedup-retention-ms", "3600000"))
+      new FlowFixture()
           .standard()
           .member("M2", "ACTIVE", "1000000")
           .account("B1", "M2", "ACTIVE", "500000", false);
@@ -81,16 +80,23 @@ class OrderIdempotencyTest {
   }
 
   @Test
-  void anIdIsForgottenOnlyAfterItsRetention() {
+  void anIdStaysTakenForAsLongAsItsResultIsKept() {
     flow.send("M1", order("old-1", "A1", 1));
-    var ids = flow.driver.<String, Long>getKeyValueStore(StoreNames.ORDER_IDS);
-    assertThat(ids.get("M1|old-1")).isEqualTo(FlowFixture.NOW.toEpochMilli());
-    flow.driver.advanceWallClockTime(Duration.ofMinutes(30));
-    assertThat(ids.get("M1|old-1")).isNotNull();
-    flow.driver.advanceWallClockTime(Duration.ofMinutes(31));
-    assertThat(ids.get("M1|old-1")).isNull();
-    // after the retention the id names a new order
-    flow.orders.pipeInput("M1", order("old-1", "A1", 1), Instant.now());
-    assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    flow.driver.advanceWallClockTime(Duration.ofDays(3));
+    flow.orders.pipeInput("M1", order("old-1", "A1", 1), FlowFixture.NOW.plus(Duration.ofDays(3)));
+    assertThat(flow.results.isEmpty()).isTrue();
+    assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(1);
+  }
+
+  @Test
+  void aWorkingOrdersIdIsTakenWhileItWorksThoughItHasNoResultYet() {
+    Order resting = flow.order("A1", "EQ1", Side.BUY, 2, "1");
+    resting.setOrderId("rest-1");
+    resting.setTimeInForce(TimeInForce.GTC);
+    flow.orders.pipeInput("M1", resting, FlowFixture.NOW);
+    assertThat(flow.results.isEmpty()).isTrue(); // it rests: an OPEN event, no result
+    flow.orders.pipeInput("M1", order("rest-1", "A1", 5), FlowFixture.NOW.plusSeconds(1));
+    assertThat(flow.results.isEmpty()).isTrue();
+    assertThat(flow.position("A1", "EQ1")).isNull();
   }
 }
