@@ -83,16 +83,17 @@ def test_no_principal_but_the_gateway_may_write_orders(secure_stack, principal):
     assert ok[-1] is None, ok
 
 
-def test_only_the_order_flow_may_write_the_book_its_triggers_and_the_positions(secure_stack):
-    # a trigger names the price an order fills at, and the positions topic is what a restoring task books:
-    # a forged record from any other service is refused
+def test_only_the_order_flow_may_write_the_book_its_triggers_the_positions_and_the_results(secure_stack):
+    # a trigger names the price an order fills at, the positions topic is what a restoring task books, and a
+    # result is an order id its member task counts as decided: a forged record from any other service is refused
+    topics = ("order-triggers.fast", "order-triggers", "orders.resting", POSITIONS, "order-results")
     for principal in ("tools", "connect", "flink"):
         p = Producer(client_conf(secure_stack, principal, **{"message.timeout.ms": 20000}))
         errors = []
-        for topic in ("order-triggers.fast", "order-triggers", "orders.resting", POSITIONS):
+        for topic in topics:
             p.produce(topic, b"forged", b"M000001", on_delivery=lambda err, msg, errors=errors: errors.append(err))
         assert p.flush(30) == 0
-        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * 4, (
+        assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED] * len(topics), (
             principal,
             errors,
         )

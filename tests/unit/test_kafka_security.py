@@ -124,9 +124,9 @@ def test_only_the_gateway_may_write_orders_and_cancels(tmp_path):
     assert {a.name for a in acls if a.principal == "gateway"} == {"orders", "order-commands"}
 
 
-def test_only_the_order_flow_may_write_the_book_and_its_triggers():
+def test_only_the_order_flow_may_write_the_book_its_triggers_and_the_results():
     acls = kafka_security.acls()
-    for topic in ("orders.resting", "order-triggers", "order-triggers.fast"):
+    for topic in ("orders.resting", "order-triggers", "order-triggers.fast", "order-results"):
         for p in set(kafka_security.PRINCIPALS) - {"admin", "gateway", "streams"}:
             assert kafka_security.Acl(p, "TOPIC", topic, "WRITE", "DENY") in acls, (p, topic)
         assert not [a for a in acls if a.principal == "streams" and a.name == topic and a.permission == "DENY"]

@@ -33,9 +33,11 @@ ORDERS_TOPIC = "orders"
 # which checked the member's key, writes them.
 MEMBER_TOPICS = (ORDERS_TOPIC, "order-commands")
 # The book and its way back to the members (the member task fills an order at the price a trigger names),
-# and the positions topic, which is the order flow's positions store's changelog (a restoring task would
-# book what it holds): only the order flow itself (the streams principal) writes them.
-FLOW_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast", POSITIONS)
+# the positions topic, which is the order flow's positions store's changelog (a restoring task would
+# book what it holds), and the results, which the member task reads back as the order ids it decided (a
+# forged one would make a member's next order with that id a retry): only the order flow itself (the
+# streams principal; the baseline logs in as it) writes them.
+FLOW_TOPICS = ("orders.resting", "order-triggers", "order-triggers.fast", POSITIONS, "order-results")
 
 
 @dataclass(frozen=True)

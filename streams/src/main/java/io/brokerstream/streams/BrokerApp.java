@@ -72,6 +72,13 @@ public final class BrokerApp {
                 ClientLogin.load(settings.get("kafka.login")),
                 serdes.of(OrderTrigger.class).serializer())
             : FastTriggers.NONE;
+    // Results committed past the group's offset, read by a member task as it starts (ResultsTail).
+    KafkaResultsTail resultsTail =
+        new KafkaResultsTail(
+            settings.get("kafka.bootstrap"),
+            ClientLogin.load(settings.get("kafka.login")),
+            settings.get("application.id"),
+            serdes.result().deserializer());
     AppMetrics metrics = new AppMetrics();
     Topology topology =
         OrderTopology.build(
@@ -84,7 +91,8 @@ public final class BrokerApp {
             },
             cache,
             fastTriggers,
-            results);
+            results,
+            resultsTail);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -163,6 +171,7 @@ public final class BrokerApp {
                         }
                       });
                   closeQuietly("fast trigger producer", fastTriggers::close);
+                  closeQuietly("results tail reader", resultsTail::close);
                   stopped.countDown();
                 },
                 "shutdown"));

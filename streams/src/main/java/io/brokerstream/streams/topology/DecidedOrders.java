@@ -10,10 +10,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * topic, partitioned by member) and those it emitted since, until they are read back.
  *
  * <p>No changelog of its own: the result is the record. Exactly-once holds because a task that
- * starts (after a crash, a move or a restart) restores the results store to the end of its
- * partition before it takes its first record, so it knows every committed result; what it emitted
- * in a transaction that aborted was never committed, and the orders that made it are read again.
- * The unread ones are in memory: between an emit and its read-back, about a commit interval.
+ * starts (after a crash, a move or a restart) has its results store restored up to the offset it
+ * had read, then reads the rest of its partition's committed results into it ({@link #catchUp})
+ * before its first record, so it knows every committed result; what it emitted in a transaction
+ * that aborted was never committed, and the orders that made it are read again. The unread ones are
+ * in memory: between an emit and its read-back, about a commit interval.
  */
 final class DecidedOrders {
   private final KeyValueStore<String, OrderResult> results;
@@ -32,6 +33,11 @@ final class DecidedOrders {
   /** A result emitted now, at `at` (the input's broker time). */
   void emitted(String resultKey, long at) {
     unread.put(resultKey, at);
+  }
+
+  /** The committed results past what the store was restored to, into the store. */
+  void catchUp(ResultsTail tail, int partition) {
+    tail.read(partition, results::put);
   }
 
   /** A result read back from order-results: into the results store, no longer unread. */

@@ -46,18 +46,22 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
   private Ledger ledger;
   private WorkingOrders working;
   private ReferenceData ref;
+  private final ResultsTail tail;
 
-  public OrderProcessor(OrderDecider decider, MarketCalendar calendar, ReferenceCache cache) {
-    this(decider, calendar, context -> new StoreReferenceData(context, cache));
+  public OrderProcessor(
+      OrderDecider decider, MarketCalendar calendar, ReferenceCache cache, ResultsTail tail) {
+    this(decider, calendar, context -> new StoreReferenceData(context, cache), tail);
   }
 
   OrderProcessor(
       OrderDecider decider,
       MarketCalendar calendar,
-      Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+      ResultsTail tail) {
     this.placement = new Placement(decider);
     this.calendar = calendar;
     this.referenceData = referenceData;
+    this.tail = tail;
   }
 
   @Override
@@ -65,6 +69,9 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
     ledger = new Ledger(context);
     working = new WorkingOrders(context);
     ref = referenceData.apply(context);
+    // Every result the task committed counts before its first record, also those it had not read
+    // back when it stopped (the store was restored up to what it had read).
+    ledger.decided.catchUp(tail, context.taskId().partition());
     // The task's positions and open orders are restored by now: its members' totals are their sums.
     long started = System.nanoTime();
     MemberTotals.Rebuilt totals =

@@ -76,12 +76,14 @@ public final class OrderTopology {
         onResult,
         new ReferenceCache(),
         FastTriggers.NONE,
-        new LocalResults());
+        new LocalResults(),
+        ResultsTail.NONE);
   }
 
   /**
    * With the cache of decoded reference data the gateway shares (API keys, members), where the book
-   * sends its triggers' fast copies, and where the results stores are found by the gateway.
+   * sends its triggers' fast copies, where the results stores are found by the gateway, and what
+   * reads a starting member task's committed results past its group's offset.
    */
   public static Topology build(
       AppSettings settings,
@@ -90,7 +92,8 @@ public final class OrderTopology {
       BiConsumer<String, OrderResult> onResult,
       ReferenceCache cache,
       FastTriggers fast,
-      LocalResults results) {
+      LocalResults results,
+      ResultsTail tail) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
@@ -189,7 +192,8 @@ public final class OrderTopology {
     topology
         .addSource(
             "orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
-        .addProcessor("decide", () -> new OrderProcessor(decider, calendar, cache), "orders-source")
+        .addProcessor(
+            "decide", () -> new OrderProcessor(decider, calendar, cache, tail), "orders-source")
         // Positions (with the cash their fills moved) are many and mostly written once per commit:
         // no record cache in front of them. Their changelog is the positions topic (Avro, what the
         // P&L job and the Postgres sink read), so a fill writes its position once. A member's risk

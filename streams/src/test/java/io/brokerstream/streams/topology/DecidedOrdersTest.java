@@ -10,6 +10,8 @@ import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -85,6 +87,28 @@ class DecidedOrdersTest {
     DecidedOrders after = task(); // the results store restored, the unread ones gone
     assertThat(after.decided("M1|committed")).isTrue();
     assertThat(after.decided("M1|aborted")).isFalse(); // its order is read again and decided
+  }
+
+  @Test
+  void aStartingTaskCountsTheResultsItCommittedButHadNotReadBack() {
+    DecidedOrders before = task();
+    before.emitted("M1|read", 5);
+    before.readBack("M1|read", result("M1", "read"));
+    before.emitted("M1|committed-unread", 6); // committed, the task stops before reading it back
+    DecidedOrders after = task(); // restored up to what it had read
+    assertThat(after.decided("M1|committed-unread")).isFalse();
+    List<Integer> asked = new ArrayList<>();
+    after.catchUp(
+        (partition, each) -> {
+          asked.add(partition);
+          each.accept("M1|committed-unread", result("M1", "committed-unread"));
+        },
+        3);
+    assertThat(asked).containsExactly(3);
+    assertThat(after.decided("M1|committed-unread")).isTrue();
+    assertThat(after.decided("M1|read")).isTrue();
+    after.catchUp(ResultsTail.NONE, 3); // nothing past the offset: nothing changes
+    assertThat(after.decided("M1|committed-unread")).isTrue();
   }
 
   @Test

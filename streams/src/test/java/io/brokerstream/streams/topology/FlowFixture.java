@@ -104,7 +104,8 @@ final class FlowFixture implements AutoCloseable {
                 (id, r) -> notified.add(r),
                 new ReferenceCache(),
                 fast,
-                localResults),
+                localResults,
+                ResultsTail.NONE),
             props,
             NOW);
     StringSerializer keys = new StringSerializer();
