@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Reads a partition's committed tail of order-results with a consumer of its own (read_committed,
  * no group), from the offset the app's group committed (stable offsets, as Kafka Streams asks for
  * them when it restores) to the last stable offset. Called by a task as it starts, on its stream
- * thread: a commit interval's results, usually none.
+ * thread: the results of the last commits before the stop, a few thousand at most.
  */
 public final class KafkaResultsTail implements ResultsTail, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaResultsTail.class);

@@ -85,6 +85,11 @@ public final class StreamsProperties {
     // s with one.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
     p.putAll(s.streamsOverrides());
+    // Kafka Streams' default, pinned after the pass-through settings: a task waits for a partition
+    // with known lag before it picks the next record by timestamp, so a member task reads its
+    // results back before the orders that follow them (-1 would let a retry overtake its order's
+    // result; a wait longer than 0 only adds latency).
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 0L);
     return p;
   }
 }

@@ -42,6 +42,14 @@ class StreamsPropertiesTest {
   }
 
   @Test
+  void noSettingLetsATaskStopWaitingForItsResults() {
+    assertEquals(0L, of(Map.of()).get(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG));
+    assertEquals(
+        0L,
+        of(Map.of("streams.max.task.idle.ms", "-1")).get(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG));
+  }
+
+  @Test
   void noLoginFileMeansPlaintext() {
     assertNull(of(Map.of()).get("security.protocol"));
   }
