@@ -3,6 +3,7 @@ package io.brokerstream.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -40,7 +41,7 @@ class MemberPartitionTest {
     }
     // while the whole key, hashed, spreads a member's results over the partitions
     long spread =
-        java.util.stream.IntStream.range(0, 50)
+        IntStream.range(0, 50)
             .map(i -> producerPartition(member + "|o-" + i, partitions))
             .distinct()
             .count();

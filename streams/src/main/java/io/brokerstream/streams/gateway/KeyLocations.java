@@ -1,6 +1,6 @@
 package io.brokerstream.streams.gateway;
 
-import java.nio.charset.StandardCharsets;
+import io.brokerstream.kafka.MemberPartition;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsMetadata;
@@ -95,7 +94,7 @@ public final class KeyLocations {
 
   /** Kafka's default partitioner for a String key: what Kafka Streams assumes for a store's key. */
   static int partitionOf(String key, int partitions) {
-    return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
+    return MemberPartition.of(key, partitions);
   }
 
   private static final class Slots {
