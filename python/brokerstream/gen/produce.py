@@ -189,8 +189,9 @@ def produce_ticks(
     header = schema_header(cfg, topic, "PriceTick")
     strings = StringCache()
     report = ProduceReport()
-    # a feed handler batches: a produce request per 20 ms, not per tick
-    p = producer(cfg, **{"linger.ms": 20})
+    # a feed handler batches: librdkafka sends a produce request per partition, not per broker, so
+    # every partition a round touches is a request of its own until the linger gathers several rounds
+    p = producer(cfg, **{"linger.ms": cfg.int("BS_TICKS_LINGER_MS")})
 
     def send(ticks: list[Tick]) -> None:
         for t in ticks:
