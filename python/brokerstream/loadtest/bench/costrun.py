@@ -101,6 +101,18 @@ def _settle(cfg: Config, groups: list[str], timeout: float) -> None:
     _wait_settled(cfg, groups, timeout, floor=200)
 
 
+def open_positions(cfg: Config) -> tuple[int, int]:
+    """Open positions and the instruments they hold, as Postgres has them once the sync caught up: what
+    the P&L job revalues."""
+    import psycopg
+
+    with psycopg.connect(cfg.postgres_dsn()) as conn:
+        row = conn.execute(
+            "SELECT count(*), count(DISTINCT instrument_id) FROM positions WHERE quantity <> 0"
+        ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def _tick_process(cfg: Config, seed: int, rate: float, stop) -> None:
     from brokerstream.gen.produce import produce_ticks
     from brokerstream.gen.ticks import TickGenerator
@@ -209,8 +221,12 @@ def run(
 
     if tick_rate > 0:
         opened = write_positions(cfg, data, positions, 0.3, seed)[0] if positions else 0
-        progress(f"[cost] ticks alone: {opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
-        _settle(cfg, ["brokerstream-pnl", "connect-sink-marks"], settle)
+        _settle(cfg, ["brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"], settle)
+        # a window revalues every position of a ticked equity: the cost per tick grows with what is open,
+        # and the orders of earlier runs left theirs open beside the ones written here
+        held, instruments = open_positions(cfg)
+        held_text = f"{held:,} open positions over {instruments:,} instruments ({opened:,} written for this window)"
+        progress(f"[cost] ticks alone: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
         ctx = multiprocessing.get_context("fork")
         stop = ctx.Event()
         proc = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop), daemon=True)
@@ -235,7 +251,7 @@ def run(
             label="ticks alone",
             unit="tick",
             units=ticked,
-            conditions=f"{opened:,} open positions, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
+            conditions=f"{held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
             "over every active equity, no orders, P&L sync caught up",
         )
         if positions:
