@@ -51,7 +51,7 @@ public final class StoreNames {
    */
   public static final String RESTING_BOOK = "resting-book";
 
-  // dedupes ticks between commits
+  // dedupes ticks between commits (in memory, no changelog: only the record cache's flush reads it)
   public static final String LATEST_TICKS = "latest-ticks";
 
   private StoreNames() {}

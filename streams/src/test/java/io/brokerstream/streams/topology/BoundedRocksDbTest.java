@@ -65,7 +65,7 @@ class BoundedRocksDbTest {
 
   @Test
   void theDefaultBudgetHoldsAFullMemtableOfEveryStoreWithFourPartitions() {
-    // 30: more than the process's 26 RocksDB instances with 4 partitions (5 stores by partition, 6
+    // 30: more than the process's 22 RocksDB instances with 4 partitions (4 stores by partition, 6
     // global)
     assertThat(BoundedRocksDb.crowded(30, BoundedRocksDb.DEFAULT_WRITE_BUFFER_BYTES)).isFalse();
     assertThat(BoundedRocksDb.crowded(30, 32L << 20)).isTrue();

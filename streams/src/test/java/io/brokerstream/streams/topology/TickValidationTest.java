@@ -90,4 +90,12 @@ class TickValidationTest {
         .extracting(DeadLetter::getErrorClass)
         .containsExactly("NON_POSITIVE_PRICE", "UNKNOWN_INSTRUMENT");
   }
+
+  @Test
+  void theFoldKeepsTheLatestTicksInMemory() {
+    // only the record cache's flush reads the fold's store: on disk it cost a write per flushed
+    // tick
+    assertThat(flow.driver.getTimestampedKeyValueStore(StoreNames.LATEST_TICKS).persistent())
+        .isFalse();
+  }
 }
