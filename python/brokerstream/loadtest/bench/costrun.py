@@ -101,7 +101,7 @@ def _settle(cfg: Config, groups: list[str], timeout: float) -> None:
     _wait_settled(cfg, groups, timeout, floor=200)
 
 
-def open_positions(cfg: Config) -> tuple[int, int]:
+def _open_positions(cfg: Config) -> tuple[int, int]:
     """Open positions and the instruments they hold, as Postgres has them once the sync caught up: what
     the P&L job revalues."""
     import psycopg
@@ -224,7 +224,7 @@ def run(
         _settle(cfg, ["brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"], settle)
         # a window revalues every position of a ticked equity: the cost per tick grows with what is open,
         # and the orders of earlier runs left theirs open beside the ones written here
-        held, instruments = open_positions(cfg)
+        held, instruments = _open_positions(cfg)
         held_text = f"{held:,} open positions over {instruments:,} instruments ({opened:,} written for this window)"
         progress(f"[cost] ticks alone: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
         ctx = multiprocessing.get_context("fork")

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * full test runs, and the cause was not found: they stay out until it is.
  *
  * <p>The memtables' budget must hold a full memtable of every open instance (each store, each
- * partition of it, the global stores: 26 with four partitions). A store that was filled and then
+ * partition of it, the global stores: 22 with four partitions). A store that was filled and then
  * left alone (a global store after its restore) keeps its memtable; once such memtables fill the
  * budget, every write to any other store flushes that store's memtable, a table file of a few
  * records each time, and flushing and merging them costs the process three quarters as much CPU as
