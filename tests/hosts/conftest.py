@@ -57,7 +57,6 @@ def host_environ(host: str) -> dict[str, str]:
             "BS_KAFKA_SECURITY": "sasl_ssl",
             "BS_KAFKA_HEAP": "512m",
             "BS_STREAMS_INSTANCES": "2",
-            "BS_PNL_SNAPSHOT_INTERVAL_MS": "5000",
         }
     )
     return env

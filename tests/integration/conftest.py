@@ -53,8 +53,6 @@ def running_stack(env: dict[str, str], *services: str):
 
 def test_environ() -> dict[str, str]:
     env = shifted_environ(PORT_SHIFT, ".data-test")
-    # the default (30 s) would make the Postgres P&L check wait that long for its snapshot period
-    env.setdefault("BS_PNL_SNAPSHOT_INTERVAL_MS", "5000")
     # a cap small enough for a test to reach (the default is 2000 waiting polls per member)
     env.setdefault("BROKER_GATEWAY_MAX_WAITING_POLLS_PER_MEMBER", "40")
     return env

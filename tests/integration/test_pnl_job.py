@@ -133,8 +133,8 @@ def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, 
         assert time.monotonic() < deadline, "account roll-ups do not add up to their positions at their marks"
         time.sleep(1)
 
-    # Postgres: each held instrument's latest mark arrives through the snapshot topic and the sink within a
-    # snapshot period (5 s on the test stack) plus the sync, though the equities stop ticking; the views
+    # Postgres: each equity's latest marks record arrives through the sink (one row per equity, its marks
+    # opened by the instrument_marks view) within the sink's fetch wait plus the sync; the views
     # give each position's P&L at it, exactly, and each account's as the sum (the positions themselves reach
     # Postgres through the order flow's sink, which may still be syncing them: waited for too)
     deadline = time.monotonic() + 60

@@ -18,7 +18,6 @@ PORT_SHIFT = 7000  # below 32768, clear of the integration suite's 29xxx
 def secure_environ() -> dict[str, str]:
     env = shifted_environ(PORT_SHIFT, ".data-test-secure")
     env["BS_KAFKA_SECURITY"] = "sasl_ssl"
-    env["BS_PNL_SNAPSHOT_INTERVAL_MS"] = "5000"
     return env
 
 

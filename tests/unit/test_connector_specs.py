@@ -10,7 +10,7 @@ from brokerstream.loadtest.bench import sink as sink_bench
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
-SYNCED = {"order-results", "order-events", POSITIONS, "pnl.mark-snapshots"}
+SYNCED = {"order-results", "order-events", POSITIONS, "pnl.equity-marks"}
 SINK = "io.brokerstream.connect.postgres.PostgresSinkConnector"
 KAFKA_KEY = ["__connect_topic", "__connect_partition", "__connect_offset"]
 DDL = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
@@ -46,7 +46,7 @@ def test_every_synced_topic_has_exactly_one_sink_and_each_sink_topic_is_in_the_c
 def test_each_sink_writes_tables_the_ddl_creates():
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", DDL))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"order_results", "order_events", "positions", "instrument_marks"}
+    assert tables == {"order_results", "order_events", "positions", "equity_marks"}
     assert tables <= created
     for view in ("pnl_positions", "pnl_accounts", "pnl_members"):
         assert f"CREATE OR REPLACE VIEW {view} AS" in DDL
@@ -80,7 +80,7 @@ def test_what_the_order_flow_writes_is_one_sink_and_one_transaction_per_batch():
     orders = next(s for s in _sinks() if s.name == "sink-orders")
     assert set(orders.config["topics"].split(",")) == {"order-results", POSITIONS, "order-events"}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner[POSITIONS] != owner["pnl.mark-snapshots"]  # the P&L's cadence never holds the orders' back
+    assert owner[POSITIONS] != owner["pnl.equity-marks"]  # the P&L's cadence never holds the orders' back
 
 
 def test_every_sink_is_exactly_once_downstream_and_dead_letters():
@@ -91,15 +91,17 @@ def test_every_sink_is_exactly_once_downstream_and_dead_letters():
         assert cfg["errors.deadletterqueue.context.headers.enable"] == "true", spec.name
 
 
-def test_the_marks_sink_reads_the_topic_the_pnl_job_snapshots_to():
+def test_the_marks_sink_reads_the_topic_the_pnl_job_writes_its_marks_to():
     # the job's topic names live in Java: a rename on one side only would leave Postgres without P&L
     pnl = ROOT / "flink-jobs" / "src" / "main" / "java" / "io" / "brokerstream" / "pnl"
-    snapshots = re.search(r'MARK_SNAPSHOTS = "([^"]+)"', (pnl / "MarkRecordSchema.java").read_text()).group(1)
     marks = re.search(r' TOPIC = "([^"]+)"', (pnl / "EquityMarksSchema.java").read_text()).group(1)
-    assert {snapshots, marks} <= {t.name for t in load_catalog(config.load(environ={}))}
+    assert marks in {t.name for t in load_catalog(config.load(environ={}))}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
-    assert owner[snapshots] == "sink-marks"
-    assert marks not in owner  # the every-window stream is not synced whole
+    assert owner[marks] == "sink-marks"
+    spec = next(s for s in _sinks() if s.name == "sink-marks")
+    # one row per equity, keyed as the topic is: the batch keeps each equity's last record
+    assert spec.config[f"table.{marks}"] == "equity_marks"
+    assert spec.config["key.equity_marks"] == "underlying_id"
 
 
 def test_the_ceiling_bench_runs_both_sinks_on_the_same_topics_from_their_ends():

@@ -240,8 +240,6 @@ def run(
         finally:
             stop.set()
             proc.join(30)
-        # marks a window left unsnapshotted are written at the next snapshot period: part of the ticks' cost
-        time.sleep(cfg.int("BS_PNL_SNAPSHOT_INTERVAL_MS") / 1000 if cfg.get("BS_PNL_SNAPSHOT_INTERVAL_MS") else 30)
         _settle(cfg, ALL_GROUPS, settle)
         b = meter.read()
         ticked = b_ticks - a.broker.get(("records", "price-ticks"), 0.0)

@@ -16,11 +16,4 @@ final class MarkState {
 
   /** What pnl.equity-marks was last given. */
   long emitted = UNKNOWN;
-
-  long snapshotted = UNKNOWN;
-
-  /** Moved since the snapshot output last had it. */
-  boolean unsnapshotted() {
-    return micros != UNKNOWN && micros != snapshotted;
-  }
 }

@@ -122,15 +122,6 @@ public final class PnlJob {
                     .build()))
         .name("marks to Kafka")
         .uid("pnl-sink-marks");
-    out.snapshots()
-        .sinkTo(
-            sink(
-                settings,
-                login,
-                prefix + "-mark-snapshots",
-                marks(settings, MarkRecordSchema.MARK_SNAPSHOTS)))
-        .name("mark snapshots to Kafka")
-        .uid("pnl-sink-mark-snapshots");
     out.rollUps()
         .sinkTo(
             sink(
@@ -145,15 +136,6 @@ public final class PnlJob {
                     .build()))
         .name("roll-ups to Kafka")
         .uid("pnl-sink-rollups");
-  }
-
-  private static KafkaRecordSerializationSchema<MarkRecord> marks(
-      PnlSettings settings, String topic) {
-    return KafkaRecordSerializationSchema.<MarkRecord>builder()
-        .setTopic(topic)
-        .setKeySerializationSchema(new MarkRecordSchema.Keys())
-        .setValueSerializationSchema(MarkRecordSchema.values(settings.get("registry.url"), topic))
-        .build();
   }
 
   static DeliveryGuarantee guarantee(PnlSettings settings) {

@@ -10,13 +10,9 @@ public final class PnlPipeline {
 
   /**
    * The job's outputs: the marks of held instruments straight from the revaluation (one record per
-   * equity), the same marks at most once per snapshot interval per instrument (for the database
-   * sync), and the roll-ups.
+   * equity, what the database sync reads too), and the roll-ups.
    */
-  public record Outputs(
-      DataStream<EquityMarksRecord> marks,
-      DataStream<MarkRecord> snapshots,
-      DataStream<PnlRecord> rollUps) {}
+  public record Outputs(DataStream<EquityMarksRecord> marks, DataStream<PnlRecord> rollUps) {}
 
   /** Marks leave by their own sinks, chained to the revaluation: no network hop between. */
   public static Outputs build(DataStream<PnlInput> inputs, PnlSettings settings) {
@@ -28,7 +24,6 @@ public final class PnlPipeline {
                 new Revaluer(
                     settings.getLong("window.ms"),
                     settings.getInt("window.phases"),
-                    settings.getLong("snapshot.interval-ms"),
                     settings.getLong("rollup.delta-flush-ms"),
                     market.pricer()))
             // the uid names the state layout: a savepoint of the older per-position map states is
@@ -50,6 +45,6 @@ public final class PnlPipeline {
             .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
             .name("roll up per member")
             .uid("rollup-member-deltas");
-    return new Outputs(marks, marks.getSideOutput(Revaluer.SNAPSHOTS), accounts.union(members));
+    return new Outputs(marks, accounts.union(members));
   }
 }

@@ -35,17 +35,8 @@ public final class PositionBook {
   final Map<String, PnlInput> options;
   final Set<String> changed;
 
-  /**
-   * The snapshot period of the last window that wrote the snapshot output (not state: a restored
-   * book starts a new period at its first window).
-   */
-  long snapshotPeriod = Long.MIN_VALUE;
-
   /** The equity's own mark (its price) and what the outputs were last told of it (not state). */
   MarkState equityMark = new MarkState();
-
-  /** Marks written since the snapshot output last had them, by instrument (not state). */
-  Map<String, MarkState> unsnapshotted = new HashMap<>();
 
   public PositionBook() {
     this(new HashMap<>(), new HashMap<>(), new HashSet<>());
@@ -71,9 +62,7 @@ public final class PositionBook {
       p.put(e.getKey(), e.getValue().copy());
     }
     PositionBook c = new PositionBook(p, new HashMap<>(options), new HashSet<>(changed));
-    c.snapshotPeriod = snapshotPeriod;
     c.equityMark = equityMark;
-    c.unsnapshotted = unsnapshotted;
     return c;
   }
 

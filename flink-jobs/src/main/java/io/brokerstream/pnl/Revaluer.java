@@ -51,22 +51,17 @@ import org.apache.flink.util.OutputTag;
  * revalued at the end of the current window at the last price; a closed one leaves its account's
  * totals at once.
  *
- * <p>Marks also go, at most once per {@code snapshotMs} per instrument, to the side output {@link
- * #SNAPSHOTS}: the copy a database sync can keep up with. The first window of each snapshot period
- * (per equity) snapshots every mark that moved since its last snapshot; when a window leaves marks
- * unsnapshotted, a timer at the next period's first window end snapshots them even if the equity
- * stops ticking (their last values again: no revaluation, nothing new for the other outputs).
+ * <p>The same records are what Postgres syncs (sink-marks, one row per equity): a copy per held
+ * instrument per interval, which an earlier layout wrote beside them for the sync, cost more
+ * records and rows than the equities' own.
  */
 public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarksRecord>
     implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   public static final OutputTag<PnlDelta> ACCOUNT_DELTAS =
       new OutputTag<>("account-deltas", TypeInformation.of(PnlDelta.class));
-  public static final OutputTag<MarkRecord> SNAPSHOTS =
-      new OutputTag<>("mark-snapshots", TypeInformation.of(MarkRecord.class));
   private final long windowMs;
   private final int phases;
-  private final long snapshotMs;
   private final long deltaFlushMs;
   private final Valuation valuation;
   // Account deltas of this subtask not passed on yet (operator state, across all its keys).
@@ -87,27 +82,19 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
   private transient Counter revaluationNanos;
   private transient Counter unpriceable;
 
-  /**
-   * Windows aligned to the epoch for every equity, every window snapshotted (what tests with a
-   * hand-driven clock expect).
-   */
+  /** Windows aligned to the epoch for every equity (what tests with a hand-driven clock expect). */
   public Revaluer(long windowMs, OptionPricer pricer) {
-    this(windowMs, 1, 0, 0, pricer);
+    this(windowMs, 1, 0, pricer);
   }
 
-  /**
-   * {@code snapshotMs} 0 (or not longer than a window): every window writes the snapshot output.
-   * {@code deltaFlushMs} 0: every window passes its account deltas on at once.
-   */
-  public Revaluer(
-      long windowMs, int phases, long snapshotMs, long deltaFlushMs, OptionPricer pricer) {
+  /** {@code deltaFlushMs} 0: every window passes its account deltas on at once. */
+  public Revaluer(long windowMs, int phases, long deltaFlushMs, OptionPricer pricer) {
     if (phases < 1 || phases > windowMs) {
       throw new IllegalArgumentException(
           "window.phases must be between 1 and window.ms (" + windowMs + "), not " + phases);
     }
     this.windowMs = windowMs;
     this.phases = phases;
-    this.snapshotMs = snapshotMs;
     this.deltaFlushMs = deltaFlushMs;
     this.valuation = new Valuation(pricer);
   }
@@ -353,13 +340,6 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
         underlying, spotMicros, windowEnd, computed, firstTickTs, ids, marks);
   }
 
-  /** The first end of this equity's windows in the snapshot period after {@code windowEnd}'s. */
-  long nextPeriodWindowEnd(long windowEnd, String underlying) {
-    long periodStart = (Math.floorDiv(windowEnd, snapshotMs) + 1) * snapshotMs;
-    long phase = phaseOf(underlying, windowMs, phases);
-    return Math.floorDiv(periodStart - phase + windowMs - 1, windowMs) * windowMs + phase;
-  }
-
   /**
    * Adds deltas to what this subtask passes on to the account roll-ups, and passes everything on
    * once {@code deltaFlushMs} has gone by since the last time: the windows of all equities in that
@@ -428,23 +408,10 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
       flushDeltas(ctx, now);
     }
     Long pending = pendingWindow.value();
-    if (pending != null ? pending == windowEnd : snapshotWaiting(windowEnd)) {
+    if (pending != null && pending == windowEnd) {
       revalue(windowEnd, ctx, out);
     }
-    // else a flush timer, or a snapshot timer whose work the pending window will do
-  }
-
-  /**
-   * Marks wait for the snapshot output and this instant is in a snapshot period that has not had
-   * them.
-   */
-  private boolean snapshotWaiting(long at) throws Exception {
-    PositionBook b = book.value();
-    return b != null && !b.unsnapshotted.isEmpty() && periodOf(at) != b.snapshotPeriod;
-  }
-
-  private long periodOf(long windowEnd) {
-    return snapshotMs > windowMs ? Math.floorDiv(windowEnd, snapshotMs) : windowEnd;
+    // else a flush timer
   }
 
   private void revalue(long windowEnd, OnTimerContext ctx, Collector<EquityMarksRecord> out)
@@ -457,11 +424,6 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
     firstTickTs.clear();
     boolean ticked = tickTs != null;
     PositionBook b = book();
-    long period = periodOf(windowEnd);
-    boolean snapshot = period != b.snapshotPeriod;
-    if (snapshot) {
-      b.snapshotPeriod = period;
-    }
     Collection<PnlInput> due;
     if (ticked) {
       due = b.positions.values();
@@ -515,12 +477,8 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
       revalued++;
     }
     boolean moved = false;
-    for (Map.Entry<String, MarkState> e : valued.entrySet()) {
-      MarkState m = e.getValue();
+    for (MarkState m : valued.values()) {
       moved |= m.micros != m.emitted;
-      if (m.unsnapshotted()) {
-        b.unsnapshotted.put(e.getKey(), m);
-      }
     }
     if (moved) {
       EquityMarksRecord marks =
@@ -536,23 +494,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
       out.collect(marks);
       marksWritten.inc(marks.size());
     }
-    if (snapshot) {
-      for (Map.Entry<String, MarkState> e : b.unsnapshotted.entrySet()) {
-        MarkState m = e.getValue();
-        if (m.unsnapshotted()) {
-          ctx.output(SNAPSHOTS, MarkRecord.of(e.getKey(), underlying, m));
-          m.snapshotted = m.micros;
-        }
-      }
-      b.unsnapshotted.clear();
-    }
-    boolean pending = !b.unsnapshotted.isEmpty();
     b.changed.clear();
-    if (pending) {
-      // snapshot what this window left out at the next period's first window, ticks or not (a timer
-      // already set for that instant is not set twice)
-      ctx.timerService().registerProcessingTimeTimer(nextPeriodWindowEnd(windowEnd, underlying));
-    }
     if (b.size() > 0 || !b.options.isEmpty()) {
       book.update(b);
     }

@@ -25,7 +25,7 @@ class AccountDeltasTest {
 
   KeyedOneInputStreamOperatorTestHarness<String, PnlInput, EquityMarksRecord> harness(
       OperatorSubtaskState restore) throws Exception {
-    return Harnesses.revaluer(new Revaluer(W, 1, 0, FLUSH, PRICER), restore);
+    return Harnesses.revaluer(new Revaluer(W, 1, FLUSH, PRICER), restore);
   }
 
   @AfterEach

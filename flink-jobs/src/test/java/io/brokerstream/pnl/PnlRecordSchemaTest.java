@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brokerstream.avro.EquityMarks;
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
-import io.brokerstream.avro.InstrumentMark;
 import io.brokerstream.avro.PnlScope;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.PriceTick;
@@ -22,7 +21,7 @@ import java.util.List;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
-/** The job's edges: Avro in the Confluent wire format in, InstrumentMark and UnrealizedPnl out. */
+/** The job's edges: Avro in the Confluent wire format in, EquityMarks and UnrealizedPnl out. */
 class PnlRecordSchemaTest {
   final InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
 
@@ -160,33 +159,6 @@ class PnlRecordSchemaTest {
     assertThat(back.getFirstTickTs()).isEqualTo(Instant.ofEpochMilli(4100));
     assertThat(new PnlRecordSchema.Keys().serialize(r)).isEqualTo("A1".getBytes());
     assertThat(PnlRecordSchema.topic(r)).isEqualTo("pnl.accounts");
-  }
-
-  @Test
-  void markSnapshotsEncodeAsInstrumentMarksKeyedByTheirInstrument() {
-    MarkRecord m = new MarkRecord();
-    m.instrumentId = "OC1";
-    m.underlyingId = "EQ1";
-    m.underlyingPriceMicros = Micros.parse("101");
-    m.markMicros = Micros.parse("4.123456");
-    m.windowEnd = 5000;
-    m.computedTs = 5010;
-    var values =
-        (AvroValues<MarkRecord, InstrumentMark>)
-            MarkRecordSchema.values("unused", MarkRecordSchema.MARK_SNAPSHOTS);
-    registry.register(
-        "pnl.mark-snapshots-value",
-        RegistrySchemas.withoutJavaProperties(InstrumentMark.getClassSchema()));
-    values.useRegistry(registry);
-    InstrumentMark back =
-        AvroCodec.specific(InstrumentMark.class, registry, false).decode(values.serialize(m));
-    assertThat(back.getInstrumentId()).isEqualTo("OC1");
-    assertThat(back.getUnderlyingId()).isEqualTo("EQ1");
-    assertThat(back.getMarkPrice()).isEqualByComparingTo("4.123456");
-    assertThat(back.getUnderlyingPrice()).isEqualByComparingTo("101");
-    assertThat(back.getWindowEnd()).isEqualTo(Instant.ofEpochMilli(5000));
-    assertThat(back.getFirstTickTs()).isNull(); // no tick caused it
-    assertThat(new MarkRecordSchema.Keys().serialize(m)).isEqualTo("OC1".getBytes());
   }
 
   @Test

@@ -385,7 +385,7 @@ class RevaluerTest {
   @Test
   void staggeredWindowsEndAtEachEquitysOwnPhaseAndStayWindowLong() throws Exception {
     h.close();
-    h = Harnesses.revaluer(new Revaluer(W, PHASES, 0, 0, PRICER), null);
+    h = Harnesses.revaluer(new Revaluer(W, PHASES, 0, PRICER), null);
     h.setProcessingTime(T0);
     // two equities whose phases differ, so their windows end at different instants
     String a = "EQ1";
@@ -455,8 +455,7 @@ class RevaluerTest {
   @Test
   void phasesOutsideOneToTheWindowAreRefused() {
     for (int phases : new int[] {0, -1, (int) W + 1}) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> new Revaluer(W, phases, 0, 0, PRICER))
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Revaluer(W, phases, 0, PRICER))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("window.phases");
     }

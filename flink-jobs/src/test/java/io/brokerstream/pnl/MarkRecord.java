@@ -3,12 +3,10 @@ package io.brokerstream.pnl;
 import java.util.Objects;
 
 /**
- * What one unit of a held instrument is worth at a window's end: the equity's price, or an option's
- * model value at it, in micros. A position's unrealized P&L follows from it and the position alone
- * (quantity x multiplier x (mark - average cost)), so the job writes one record per instrument that
- * moved, however many positions hold it. A Flink POJO.
+ * One held instrument's mark from an equity's marks record, flattened with the record's window
+ * fields: what the tests assert on, one instrument at a time.
  */
-public class MarkRecord {
+class MarkRecord {
   public String instrumentId;
   public String underlyingId;
   public long underlyingPriceMicros;
@@ -20,18 +18,6 @@ public class MarkRecord {
   public long firstTickTs;
 
   public MarkRecord() {}
-
-  static MarkRecord of(String instrumentId, String underlyingId, MarkState m) {
-    MarkRecord r = new MarkRecord();
-    r.instrumentId = instrumentId;
-    r.underlyingId = underlyingId;
-    r.underlyingPriceMicros = m.underlyingMicros;
-    r.markMicros = m.micros;
-    r.windowEnd = m.windowEnd;
-    r.computedTs = m.computedTs;
-    r.firstTickTs = m.firstTickTs;
-    return r;
-  }
 
   @Override
   public boolean equals(Object o) {
