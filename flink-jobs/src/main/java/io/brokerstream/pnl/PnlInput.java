@@ -44,10 +44,15 @@ public class PnlInput {
   /** An option position's terms, found once rather than looked up per window (not state). */
   public transient PnlInput terms;
 
+  /**
+   * Of a position (not state): the mark it is valued at (its equity's, or its option's), found
+   * once: a window reads it without touching the ids or the terms, which are elsewhere in memory.
+   */
+  transient MarkState valuedAt;
+
   // Of option terms (not state): the option's mark, computed once a window however many positions
-  // hold it, and what the outputs were last told of it; and whether newer terms replaced these.
+  // hold it, and what the outputs were last told of it.
   transient MarkState mark;
-  public transient boolean replaced;
 
   // OPTION_TERMS
   public boolean call;
@@ -124,6 +129,20 @@ public class PnlInput {
     return in;
   }
 
+  /**
+   * Makes a position's ids the JVM's canonical strings: the thousands of positions of one account
+   * (or instrument) then share one string instead of each holding its own copy, and a map lookup by
+   * one of them matches by identity instead of comparing characters in memory no other position
+   * touched. Returns this.
+   */
+  PnlInput canonicalIds() {
+    accountId = accountId == null ? null : accountId.intern();
+    memberId = memberId == null ? null : memberId.intern();
+    instrumentId = instrumentId == null ? null : instrumentId.intern();
+    underlyingId = underlyingId == null ? null : underlyingId.intern();
+    return this;
+  }
+
   /** A field-for-field copy (strings are immutable and shared). */
   public PnlInput copy() {
     PnlInput c = new PnlInput();
@@ -143,6 +162,7 @@ public class PnlInput {
     c.reportedCostBasisMicros = reportedCostBasisMicros;
     c.reportedPositions = reportedPositions;
     c.terms = terms;
+    c.valuedAt = valuedAt;
     c.call = call;
     c.american = american;
     c.strikeMicros = strikeMicros;

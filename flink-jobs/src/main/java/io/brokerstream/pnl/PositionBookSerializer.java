@@ -116,6 +116,7 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
       p.instrumentId = readString(in);
       p.accountId = readString(in);
       p.memberId = readString(in);
+      p.canonicalIds();
       p.multiplier = in.readInt();
       p.quantity = in.readLong();
       p.avgCostMicros = in.readLong();

@@ -168,7 +168,7 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
           in.reportedCostBasisMicros = known.reportedCostBasisMicros;
           in.reportedPositions = known.reportedPositions;
         }
-        b.put(key, in);
+        b.put(key, in.canonicalIds());
         if (price.value() != null) {
           b.changed.add(key);
           scheduleWindowEnd(ctx);
@@ -179,7 +179,13 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
         PositionBook b = book();
         PnlInput old = b.options.put(in.instrumentId, in);
         if (old != null) {
-          old.replaced = true; // positions linked to the old terms look them up again
+          // positions valued at the old terms' mark find the new terms (and mark) again
+          for (PnlInput p : b.positions.values()) {
+            if (p.instrumentId.equals(in.instrumentId)) {
+              p.terms = null;
+              p.valuedAt = null;
+            }
+          }
         }
         revalueWhere(
             ctx,
@@ -244,21 +250,25 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
    * unknown.
    */
   private static MarkState markOf(PositionBook b, PnlInput p) {
+    MarkState m = p.valuedAt;
+    if (m != null) {
+      return m;
+    }
     if (p.instrumentId.equals(p.underlyingId)) {
-      return b.equityMark;
-    }
-    PnlInput terms = p.terms;
-    if (terms == null || terms.replaced) {
-      terms = b.options.get(p.instrumentId);
+      m = b.equityMark;
+    } else {
+      PnlInput terms = b.options.get(p.instrumentId);
       p.terms = terms;
+      if (terms == null) {
+        return null; // looked up again next window
+      }
+      if (terms.mark == null) {
+        terms.mark = new MarkState();
+      }
+      m = terms.mark;
     }
-    if (terms == null) {
-      return null;
-    }
-    if (terms.mark == null) {
-      terms.mark = new MarkState();
-    }
-    return terms.mark;
+    p.valuedAt = m;
+    return m;
   }
 
   /**
@@ -444,13 +454,17 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
     long revalued = 0;
     for (PnlInput p : due) {
       MarkState m = markOf(b, p);
+      boolean first =
+          m != null && m.windowEnd != windowEnd; // its instrument's first in this window
       if (m == null
           || tick == null
           || !value(b, p, m, tick.priceMicros, sigma, windowEnd, computed, ticked ? tickTs : 0L)) {
         unpriceable.inc(); // the option's reference data has not arrived yet: valued once it has
         continue;
       }
-      valued.putIfAbsent(p.instrumentId, m);
+      if (first) {
+        valued.put(p.instrumentId, m);
+      }
       long units = Math.multiplyExact(p.quantity, (long) p.multiplier);
       long marketValue = Math.multiplyExact(units, m.micros);
       long costBasis = Math.multiplyExact(units, p.avgCostMicros);

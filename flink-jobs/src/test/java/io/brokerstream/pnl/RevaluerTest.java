@@ -10,6 +10,9 @@ import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -380,6 +383,41 @@ class RevaluerTest {
         .singleElement()
         .satisfies(r -> assertThat(r.markMicros).isEqualTo(Micros.parse("101")));
     assertThat(unrealized("A1")).isEqualTo(Micros.parse("10"));
+  }
+
+  /** The book of an equity, as the revaluer keeps it. */
+  PositionBook book(String underlying) throws Exception {
+    var backend = h.getOperator().getKeyedStateBackend();
+    backend.setCurrentKey(underlying);
+    return backend
+        .getPartitionedState(
+            VoidNamespace.INSTANCE,
+            VoidNamespaceSerializer.INSTANCE,
+            new ValueStateDescriptor<>("book", PositionBookSerializer.INSTANCE))
+        .value();
+  }
+
+  @Test
+  void positionsShareTheirIdsWhetherTheyArriveOrAreRestored() throws Exception {
+    // every record arrives with its own copies of the ids (as a deserializer makes them)
+    in(
+        PnlInput.position(
+            new String("A1"), new String("M1"), new String("OC"), "EQ1", 100, 2, 9, 1));
+    in(
+        PnlInput.position(
+            new String("A1"), new String("M1"), new String("OP"), "EQ1", 100, 1, 6, 1));
+    PositionBook b = book("EQ1");
+    PnlInput oc = b.positions.get("A1|OC");
+    PnlInput op = b.positions.get("A1|OP");
+    assertThat(oc.accountId).isSameAs(op.accountId).isSameAs("A1");
+    assertThat(oc.memberId).isSameAs(op.memberId);
+    var snapshot = h.snapshot(1, T0 + 1);
+    h.close();
+    h = Harnesses.revaluer(new Revaluer(W, PRICER), snapshot);
+    PositionBook restored = book("EQ1");
+    assertThat(restored.positions.get("A1|OC").accountId)
+        .isSameAs(restored.positions.get("A1|OP").accountId)
+        .isSameAs("A1");
   }
 
   @Test
