@@ -51,9 +51,8 @@ import org.apache.flink.util.OutputTag;
  * revalued at the end of the current window at the last price; a closed one leaves its account's
  * totals at once.
  *
- * <p>The same records are what Postgres syncs (sink-marks, one row per equity): a copy per held
- * instrument per interval, which an earlier layout wrote beside them for the sync, cost more
- * records and rows than the equities' own.
+ * <p>The same records are what Postgres syncs (sink-marks, one row per equity): a separate copy for
+ * the sync, per held instrument, would cost a record and a row per held instrument instead.
  */
 public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarksRecord>
     implements CheckpointedFunction {
