@@ -157,6 +157,46 @@ def test_a_new_ddl_file_is_applied_once_and_waits_out_a_lock_held_past_its_timeo
             conn.execute(f"DELETE FROM {postgres_ddl.LEDGER} WHERE file = %s", (name,))
 
 
+REWRITTEN_ROWS = {
+    # the tables the sync rewrites row by row, and a row of each (the key's first column takes a number)
+    "positions": (
+        "INSERT INTO positions (account_id, member_id, instrument_id, underlying_id, multiplier, quantity,"
+        " avg_cost, realized_pnl, version, updated_ts) SELECT 'hot-' || n, 'm', 'EQ1', 'EQ1', 1, 10, 1.5, 0, 1,"
+        " now() FROM generate_series(1, %s) n",
+        "UPDATE positions SET quantity = quantity + 1, version = version + 1 WHERE account_id LIKE 'hot-%%'",
+    ),
+    "equity_marks": (
+        "INSERT INTO equity_marks (underlying_id, underlying_price, window_end, computed_ts, marks)"
+        " SELECT 'hot-' || n, 100, now(), now(), json_build_array(json_build_object('instrument_id', 'EQ1',"
+        " 'mark_price', 100), json_build_object('instrument_id', 'OPT1', 'mark_price', repeat('7', 900)))"
+        " FROM generate_series(1, %s) n",
+        "UPDATE equity_marks SET underlying_price = underlying_price + 1 WHERE underlying_id LIKE 'hot-%%'",
+    ),
+}
+
+
+@pytest.mark.parametrize("table", sorted(REWRITTEN_ROWS))
+def test_the_rows_the_sync_rewrites_have_room_on_their_page_for_their_next_version(stack, table):
+    # On a full page an update writes its new version elsewhere and inserts it into every index of the table;
+    # with room on the page it is a heap-only update and no index changes. Rows written and rewritten within
+    # one transaction (rolled back: nothing stays) can only use the room the table's fill factor left: with
+    # the DDL's fill factors 96-100 % of them update in place, on full pages (fillfactor 100) 8-40 %.
+    insert, update = REWRITTEN_ROWS[table]
+    with psycopg.connect(stack.postgres_dsn()) as conn:
+        try:
+            conn.execute(insert, (2000,))
+            updated = conn.execute(update).rowcount
+            hot, total = conn.execute(
+                "SELECT pg_stat_get_xact_tuples_hot_updated(%s::regclass),"
+                " pg_stat_get_xact_tuples_updated(%s::regclass)",
+                (table, table),
+            ).fetchone()
+        finally:
+            conn.rollback()
+    assert updated == total == 2000
+    assert hot / total > 0.8, (table, hot, total)
+
+
 def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stack):
     host, port = stack["BS_POSTGRES_HOST"], stack.port("postgres")
     attempts = [
