@@ -51,11 +51,13 @@ public final class LoadGen {
         new ResultWatcher(
             plan.bootstrap(),
             plan.watcherKafka(),
+            plan.resultsFetchWaitMs(),
             AvroCodec.specific(OrderResult.class, registry, false));
     this.pnl =
         new PnlWatcher(
             plan.bootstrap(),
             plan.watcherKafka(),
+            plan.pnlFetchWaitMs(),
             AvroCodec.specific(EquityMarks.class, registry, false),
             plan.pnlPartitionStride(),
             plan.pnlSampleOneIn());

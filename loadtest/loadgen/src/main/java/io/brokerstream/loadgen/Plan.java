@@ -23,6 +23,10 @@ public record Plan(
     @JsonProperty("trace_one_in") int traceOneIn,
     @JsonProperty("pnl_partition_stride") int pnlPartitionStride,
     @JsonProperty("pnl_sample_one_in") int pnlSampleOneIn,
+    // How long the watchers' fetches may wait on the broker (ms); 0: their own short waits, which
+    // time visibility to within them. A bench that counts outcomes but times nothing through them
+    // (bench cost) waits long, so the watchers cost the broker a few requests a second, not dozens.
+    @JsonProperty("watch_wait_ms") int watchWaitMs,
     @JsonProperty("kafka") java.util.Map<String, String> kafka,
     // The secure profile's login files (ClientLogin): the watchers' and the order writer's, which
     // stands in for the gateway. Empty: none.
@@ -35,6 +39,16 @@ public record Plan(
       @JsonProperty("member") String member,
       @JsonProperty("key") String key,
       @JsonProperty("accounts") List<String> accounts) {}
+
+  /** The results watcher's fetch wait (ms): the plan's, or 20, to time visibility closely. */
+  public int resultsFetchWaitMs() {
+    return watchWaitMs > 0 ? watchWaitMs : 20;
+  }
+
+  /** The P&L watcher's fetch wait (ms): the plan's, or 50 (a window is a second). */
+  public int pnlFetchWaitMs() {
+    return watchWaitMs > 0 ? watchWaitMs : 50;
+  }
 
   /** The watchers' client settings: the plan's extra settings and the login. */
   public java.util.Map<String, String> watcherKafka() {

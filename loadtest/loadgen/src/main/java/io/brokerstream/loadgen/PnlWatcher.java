@@ -37,6 +37,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
   PnlWatcher(
       String bootstrap,
       Map<String, String> kafka,
+      int fetchWaitMs,
       AvroCodec<EquityMarks> codec,
       int stride,
       int oneIn) {
@@ -45,7 +46,7 @@ final class PnlWatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchWaitMs);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "loadgen-pnl");
     this.consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -27,14 +27,15 @@ final class ResultWatcher implements Runnable, AutoCloseable {
   private volatile StepState step;
   private volatile boolean running = true;
 
-  ResultWatcher(String bootstrap, Map<String, String> kafka, AvroCodec<OrderResult> codec) {
+  ResultWatcher(
+      String bootstrap, Map<String, String> kafka, int fetchWaitMs, AvroCodec<OrderResult> codec) {
     Properties p = new Properties();
     p.putAll(kafka);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    // visibility is what is measured: fetch as soon as anything is there
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+    // a short wait times visibility closely (Plan#resultsFetchWaitMs)
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchWaitMs);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "loadgen-results");
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());

@@ -26,6 +26,7 @@ class OrderMixTest {
         100,
         0,
         0,
+        0,
         null,
         null,
         null);
