@@ -179,8 +179,9 @@ REWRITTEN_ROWS = {
 def test_the_rows_the_sync_rewrites_have_room_on_their_page_for_their_next_version(stack, table):
     # On a full page an update writes its new version elsewhere and inserts it into every index of the table;
     # with room on the page it is a heap-only update and no index changes. Rows written and rewritten within
-    # one transaction (rolled back: nothing stays) can only use the room the table's fill factor left: with
-    # the DDL's fill factors 96-100 % of them update in place, on full pages (fillfactor 100) 8-40 %.
+    # one transaction (rolled back: nothing stays) can only use the room the table's fill factor left: on new
+    # pages at fill factor f about (100 - f) / f of them (positions at 70: 43 %; equity_marks at 50: all),
+    # at 100 next to none. (A table with free room from earlier versions takes more in place either way.)
     insert, update = REWRITTEN_ROWS[table]
     with psycopg.connect(stack.postgres_dsn()) as conn:
         try:
@@ -194,7 +195,7 @@ def test_the_rows_the_sync_rewrites_have_room_on_their_page_for_their_next_versi
         finally:
             conn.rollback()
     assert updated == total == 2000
-    assert hot / total > 0.8, (table, hot, total)
+    assert hot / total > 0.3, (table, hot, total)
 
 
 def test_postgres_wants_a_password_and_never_lets_the_superuser_in_over_tcp(stack):
