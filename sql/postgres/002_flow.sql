@@ -73,11 +73,11 @@ CREATE TABLE IF NOT EXISTS positions (
   updated_ts    timestamptz NOT NULL,
   synced_at     timestamptz,
   PRIMARY KEY (account_id, instrument_id)
-) WITH (fillfactor = 70);
+);
 -- A fill rewrites its position's row. With room left on each page the new version stays on the old one's
 -- page and no index changes (a heap-only update); on full pages every update also inserted into the three
--- indexes (about two in five updates did, bloating them as the table aged). ALTER for tables made before:
--- it applies to pages written from now on.
+-- indexes (about two in five updates did, bloating them as the table aged). Set here for new and older
+-- tables alike: it applies to the pages written from now on.
 ALTER TABLE positions SET (fillfactor = 70);
 -- Positions by instrument, and by underlying (an equity and the options on it revalue together).
 CREATE INDEX IF NOT EXISTS positions_by_instrument ON positions (instrument_id);
@@ -99,7 +99,7 @@ CREATE TABLE IF NOT EXISTS equity_marks (
   first_tick_ts    timestamptz,
   marks            json NOT NULL,
   synced_at        timestamptz
-) WITH (fillfactor = 50);
+);
 -- Each row is rewritten every few seconds: half of each page is left for its next version (see positions).
 ALTER TABLE equity_marks SET (fillfactor = 50);
 -- An earlier layout kept a row per held instrument, fed by a topic of per-instrument snapshots: the table

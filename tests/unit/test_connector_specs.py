@@ -53,7 +53,7 @@ def test_each_sink_writes_tables_the_ddl_creates():
 
 
 def _primary_key(table: str) -> list[str]:
-    body = re.search(rf"CREATE TABLE IF NOT EXISTS {table} \((.*?)\n\)[^;]*;", DDL, re.S).group(1)
+    body = re.search(rf"CREATE TABLE IF NOT EXISTS {table} \((.*?)\n\);", DDL, re.S).group(1)
     inline = re.search(r"^\s*(\w+)\s+[^,]*PRIMARY KEY", body, re.M)
     return (
         [inline.group(1)]

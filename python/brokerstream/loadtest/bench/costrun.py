@@ -43,7 +43,7 @@ from brokerstream.loadtest.bench import cost
 from brokerstream.metrics.collector import GROUPS
 
 BUDGET_FILE = ROOT / "loadtest" / "budget.yaml"
-# How long the load client's watchers wait per fetch in this bench (ms): see run().
+# How long the load client's watchers wait per fetch in this bench (ms): see the module docstring.
 WATCH_WAIT_MS = 500
 SYNC_GROUPS = ["connect-sink-orders"]
 ALL_GROUPS = list(GROUPS)
@@ -185,9 +185,7 @@ def run(
     client = None
     try:
         if rate > 0:
-            # The load client's watchers read order-results and the P&L marks to count outcomes; the
-            # short fetch waits that time visibility in the other benches would cost the broker dozens of
-            # requests a second here, charged to the stack, for timings this bench does not report.
+            # the watchers count outcomes here and time nothing: long fetch waits (module docstring)
             client = LoadClient(
                 cfg, {**plan(cfg, data, seed=seed, trace_one_in=100), "watch_wait_ms": WATCH_WAIT_MS}, cpu
             )
