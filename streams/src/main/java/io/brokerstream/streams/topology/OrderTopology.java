@@ -276,7 +276,7 @@ public final class OrderTopology {
             () -> new ResultsProcessor(results, onResult))
         .addStateStore(
             Stores.keyValueStoreBuilder(
-                    HashKeyValueStore.supplier(StoreNames.RESULTS_UNREAD),
+                    HashKeyValueStore.pointLookups(StoreNames.RESULTS_UNREAD),
                     keys,
                     StateSerdes.micros())
                 .withCachingDisabled()

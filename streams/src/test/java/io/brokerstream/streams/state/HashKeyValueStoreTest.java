@@ -1,6 +1,7 @@
 package io.brokerstream.streams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
 
 class HashKeyValueStoreTest {
@@ -54,5 +56,25 @@ class HashKeyValueStoreTest {
     assertThat(keys(store.reverseAll())).containsExactly("B|1", "A2|X", "A1|Z", "A1|Y", "A10|Q");
     store.delete(key("A1|Y"));
     assertThat(keys(store.prefixScan("A1|", new StringSerializer()))).containsExactly("A1|Z");
+  }
+
+  @Test
+  void aStoreOfPointLookupsKeepsNoOrderAndRefusesScans() {
+    KeyValueStore<Bytes, byte[]> lookups = HashKeyValueStore.pointLookups("u").get();
+    for (String k : List.of("b", "a", "c")) {
+      lookups.put(key(k), new byte[] {1});
+    }
+    lookups.delete(key("c"));
+    assertThat(lookups.get(key("a"))).containsExactly(1);
+    assertThat(lookups.get(key("c"))).isNull();
+    assertThat(keys(lookups.all())).containsExactlyInAnyOrder("a", "b");
+    assertThatThrownBy(() -> lookups.range(key("a"), key("b")))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("read by key alone");
+    assertThatThrownBy(() -> lookups.prefixScan("a", new StringSerializer()))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(lookups::reverseAll).isInstanceOf(UnsupportedOperationException.class);
+    lookups.close();
+    assertThat(lookups.approximateNumEntries()).isZero();
   }
 }
