@@ -10,9 +10,13 @@ import io.brokerstream.avro.Position;
 import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.avro.Side;
 import io.brokerstream.avro.TimeInForce;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Random;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificRecord;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +27,25 @@ class FastCodersTest {
 
   private BigDecimal money() {
     long[] edges = {
-      0, 1, -1, 127, 128, -128, -129, 255, 256, 999_999_999_999_999_999L, -999_999_999_999_999_999L
+      0,
+      1,
+      -1,
+      127,
+      128,
+      -128,
+      -129,
+      255,
+      256,
+      32_767,
+      32_768,
+      -32_768,
+      -32_769,
+      (1L << 55) - 1, // the largest in seven bytes
+      1L << 55,
+      -(1L << 55),
+      -(1L << 55) - 1,
+      999_999_999_999_999_999L,
+      -999_999_999_999_999_999L
     };
     long v =
         rng.nextInt(4) == 0
@@ -166,5 +188,63 @@ class FastCodersTest {
             () -> AvroCodec.specific(Position.class, registry, true).encode("t-value", p))
         .isInstanceOf(SerdeException.class)
         .hasMessageContaining("scale 1");
+  }
+
+  /**
+   * A position as bytes, its average cost's decimal bytes as given (what a foreign writer sends).
+   */
+  private byte[] positionWithAvgCostBytes(byte[] avgCost) throws IOException {
+    byte[] framed =
+        AvroCodec.specific(Position.class, registry, true)
+            .encode(
+                "t-value",
+                Position.newBuilder()
+                    .setAccountId("A")
+                    .setMemberId("M")
+                    .setInstrumentId("I")
+                    .setUnderlyingId("I")
+                    .setMultiplier(1)
+                    .setQuantity(1)
+                    .setAvgCost(BigDecimal.ZERO.setScale(6))
+                    .setRealizedPnl(BigDecimal.ZERO.setScale(6))
+                    .setVersion(1)
+                    .setUpdatedTs(Instant.EPOCH)
+                    .setCash(BigDecimal.ZERO.setScale(6))
+                    .build());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(framed, 0, 5); // the registry's framing: magic byte and schema id
+    BinaryEncoder e = EncoderFactory.get().directBinaryEncoder(out, null);
+    for (String id : new String[] {"A", "M", "I", "I"}) {
+      e.writeString(id);
+    }
+    e.writeInt(1);
+    e.writeLong(1);
+    e.writeBytes(avgCost);
+    e.writeBytes(new byte[] {0});
+    e.writeLong(1);
+    e.writeLong(0);
+    e.writeBytes(new byte[] {0});
+    e.flush();
+    return out.toByteArray();
+  }
+
+  @Test
+  void decimalsBeyondALongOrOfNoBytesAreReadAsAvroReadsThem() throws IOException {
+    byte[] nineBytes = {0x01, 0, 0, 0, 0, 0, 0, 0, 0}; // 2^64 millionths: 20 digits
+    byte[] bytes = positionWithAvgCostBytes(nineBytes);
+    BigDecimal fast = AvroCodec.specific(Position.class, registry, true).decode(bytes).getAvgCost();
+    assertThat(fast)
+        .isEqualTo(
+            AvroCodec.specificWithoutFastCoders(Position.class, registry)
+                .decode(bytes)
+                .getAvgCost())
+        .isEqualTo(new BigDecimal("18446744073709.551616"));
+
+    byte[] none = positionWithAvgCostBytes(new byte[0]);
+    assertThatThrownBy(() -> AvroCodec.specific(Position.class, registry, true).decode(none))
+        .hasRootCauseInstanceOf(NumberFormatException.class);
+    assertThatThrownBy(
+            () -> AvroCodec.specificWithoutFastCoders(Position.class, registry).decode(none))
+        .hasRootCauseInstanceOf(NumberFormatException.class);
   }
 }
