@@ -27,30 +27,18 @@ class FastCodersTest {
 
   private BigDecimal money() {
     long[] edges = {
-      0,
-      1,
-      -1,
-      127,
-      128,
-      -128,
-      -129,
-      255,
-      256,
-      32_767,
-      32_768,
-      -32_768,
-      -32_769,
-      (1L << 55) - 1, // the largest in seven bytes
-      1L << 55,
-      -(1L << 55),
-      -(1L << 55) - 1,
-      999_999_999_999_999_999L,
-      -999_999_999_999_999_999L
+      0, 1, -1, 127, 128, -128, -129, 255, 256, 999_999_999_999_999_999L, -999_999_999_999_999_999L
     };
-    long v =
-        rng.nextInt(4) == 0
-            ? edges[rng.nextInt(edges.length)]
-            : rng.nextLong() % 1_000_000_000_000_000L;
+    long v;
+    switch (rng.nextInt(6)) {
+      case 0 -> v = edges[rng.nextInt(edges.length)];
+      case 1 -> {
+        // either side of where the two's-complement bytes grow by one, from one byte to eight
+        long top = (1L << (8 * (1 + rng.nextInt(7)) - 1)) - 1;
+        v = new long[] {top, top + 1, -top - 1, -top - 2}[rng.nextInt(4)];
+      }
+      default -> v = rng.nextLong() % 1_000_000_000_000_000L;
+    }
     return BigDecimal.valueOf(v, 6);
   }
 
