@@ -5,6 +5,7 @@ import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
 import io.brokerstream.avro.Side;
 import io.brokerstream.avro.TimeInForce;
+import io.brokerstream.money.Micros;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -30,11 +31,9 @@ final class FastCoders {
   private static final int MONEY_SCALE = 6;
   private static final int MONEY_PRECISION = 18;
 
-  // A decimal's bytes per thread, in and out: the flow encodes and decodes several per order (a
+  // A decimal's bytes are read into a buffer per thread: the flow decodes several per order (a
   // position holds three), and the general path's ByteBuffer, byte array and BigInteger for each
   // were a twentieth of what the streams process allocated in a drain.
-  private static final ThreadLocal<byte[]> MONEY_OUT =
-      ThreadLocal.withInitial(() -> new byte[Long.BYTES]);
   private static final ThreadLocal<ByteBuffer> MONEY_IN =
       ThreadLocal.withInitial(() -> ByteBuffer.allocate(Long.BYTES));
 
@@ -214,10 +213,10 @@ final class FastCoders {
               + MONEY_PRECISION);
     }
     // 18 digits fit a long: its minimal two's-complement bytes, big-endian, without the BigInteger
-    // and arrays of unscaledValue().toByteArray()
-    long unscaled = value.movePointRight(MONEY_SCALE).longValueExact();
+    // and its array that unscaledValue().toByteArray() makes
+    long unscaled = Micros.of(value);
     int length = (72 - Long.numberOfLeadingZeros(unscaled ^ (unscaled >> 63))) / 8;
-    byte[] bytes = MONEY_OUT.get();
+    byte[] bytes = new byte[length];
     for (int i = length - 1; i >= 0; i--, unscaled >>= 8) {
       bytes[i] = (byte) unscaled;
     }
@@ -239,7 +238,7 @@ final class FastCoders {
     for (int i = from + 1; i < from + length; i++) {
       unscaled = (unscaled << 8) | (b[i] & 0xFF);
     }
-    return BigDecimal.valueOf(unscaled, MONEY_SCALE);
+    return Micros.toDecimal(unscaled);
   }
 
   private static long millis(Instant at) {
