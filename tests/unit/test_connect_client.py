@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
-from brokerstream.clients.connectors import Connect, ConnectorError, ConnectorSpec
+from brokerstream.clients.connectors import Connect, ConnectorError, ConnectorSpec, apply, wait_running
 
 
 class Worker:
@@ -99,3 +99,28 @@ def test_a_wrong_request_is_not_retried():
         with pytest.raises(ConnectorError, match="400"):
             Connect(w.url, timeout=2, patience=10).put_config(SPEC)
         assert len(w.seen) == 1
+
+
+def status(*task_states):
+    return (
+        0,
+        200,
+        {"connector": {"state": "RUNNING"}, "tasks": [{"id": i, "state": s} for i, s in enumerate(task_states)]},
+    )
+
+
+def test_applying_fewer_tasks_waits_until_the_worker_has_stopped_the_others(monkeypatch, tmp_path):
+    # the worker answers the PUT of tasks.max 1 and goes on listing its two running tasks until it rebalances
+    script = [(0, 200, []), (0, 200, {"name": "c1"}), status("RUNNING", "RUNNING"), status("RUNNING", "RUNNING")]
+    with Worker([*script, status("RUNNING")]) as w:
+        cfg = type("Cfg", (), {"connect_url": w.url, "get": lambda self, key, default=None: default})()
+        apply(cfg, [ConnectorSpec("c1", {"connector.class": "x", "tasks.max": "1"}, None)], timeout=10, patience=0)
+        assert [m for m, _, _ in w.seen] == ["GET", "PUT", "GET", "GET", "GET"]
+
+
+def test_a_connector_short_of_its_tasks_is_not_running_yet():
+    with Worker([status("RUNNING")]) as w:
+        connect = Connect(w.url, timeout=2)
+        wait_running(connect, ["c1"], timeout=5, tasks_wanted={"c1": 1})
+        with pytest.raises(ConnectorError, match="c1: 1 tasks, 2 configured"):
+            wait_running(connect, ["c1"], timeout=1, tasks_wanted={"c1": 2})

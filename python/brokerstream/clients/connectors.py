@@ -102,8 +102,9 @@ class Connect:
             resp.raise_for_status()
 
 
-def problems_of(name: str, status: dict | None) -> list[str]:
-    """What is wrong with one connector: missing, not running, or a task not running."""
+def problems_of(name: str, status: dict | None, tasks_wanted: int | None = None) -> list[str]:
+    """What is wrong with one connector: missing, not running, a task not running, or (when `tasks_wanted`
+    is given) another number of tasks than its configuration asks for."""
     if status is None:
         return [f"{name}: not registered"]
     found = []
@@ -112,6 +113,8 @@ def problems_of(name: str, status: dict | None) -> list[str]:
     tasks = status.get("tasks", [])
     if not tasks:
         found.append(f"{name}: no tasks")
+    elif tasks_wanted is not None and len(tasks) != tasks_wanted:
+        found.append(f"{name}: {len(tasks)} tasks, {tasks_wanted} configured")
     for task in tasks:
         if task["state"] != "RUNNING":
             trace = (task.get("trace") or "").strip().splitlines()
@@ -119,10 +122,16 @@ def problems_of(name: str, status: dict | None) -> list[str]:
     return found
 
 
-def wait_running(connect: Connect, names: list[str], timeout: float = 60.0) -> None:
+def wait_running(
+    connect: Connect, names: list[str], timeout: float = 60.0, tasks_wanted: dict[str, int] | None = None
+) -> None:
+    """Waits until every connector and task of `names` runs, and each connector named in `tasks_wanted` runs
+    that many tasks: a worker takes a new tasks.max after answering the PUT, so until it has rebalanced
+    the status still lists the old tasks, all RUNNING."""
+    wanted = tasks_wanted or {}
     deadline = time.monotonic() + timeout
     while True:
-        problems = [p for n in names for p in problems_of(n, connect.status(n))]
+        problems = [p for n in names for p in problems_of(n, connect.status(n), wanted.get(n))]
         if not problems:
             return
         failed = [p for p in problems if "FAILED" in p]
@@ -161,7 +170,9 @@ def apply(
             connect.delete(name)
     for spec in specs:
         connect.put_config(spec)
-    wait_running(connect, [s.name for s in specs], timeout)
+    # each of our connectors runs exactly tasks.max tasks: the sink makes that many, Debezium's Postgres one allows 1
+    tasks_wanted = {s.name: int(s.config.get("tasks.max", "1")) for s in specs}
+    wait_running(connect, [s.name for s in specs], timeout, tasks_wanted)
     return [s.name for s in specs]
 
 
