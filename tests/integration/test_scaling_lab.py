@@ -81,13 +81,14 @@ def test_a_scale_out_step_runs_more_processes_and_tasks_and_the_configured_ones_
     client = store.connect(stack)
     try:
         rows = client.query(
-            "SELECT step, any(streams_instances), any(taskmanagers), any(connect_tasks) FROM experiment_runs FINAL "
+            "SELECT step, any(streams_instances), any(taskmanagers), any(connect_tasks), "
+            "any(JSONExtractInt(conditions, 'tick_partitions')) FROM experiment_runs FINAL "
             "WHERE experiment_id = {e:String} GROUP BY step ORDER BY step",
             parameters={"e": lab[0]},
         ).result_rows
     finally:
         client.close()
-    assert rows == [(1, 1, 1, 0), (2, 2, 2, 2)]
+    assert rows == [(1, 1, 1, 0, 1), (2, 2, 2, 2, 1)]  # the tick topics' one partition is the shape
 
 
 def test_each_step_ran_under_its_limits_and_they_are_lifted_after(lab):

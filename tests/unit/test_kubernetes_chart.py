@@ -106,7 +106,13 @@ def test_every_resource_has_a_valid_name_and_nothing_is_exposed_outside_the_clus
 
 def test_the_topics_are_the_catalogs_sized_for_the_cluster(docs):
     values = yaml.safe_load((CHART / "values.yaml").read_text())["kafka"]
-    cfg = config.load(environ={"BS_TOPIC_PARTITIONS": str(values["topicPartitions"]), "BS_KAFKA_BROKERS": "3"})
+    cfg = config.load(
+        environ={
+            "BS_TOPIC_PARTITIONS": str(values["topicPartitions"]),
+            "BS_TICK_PARTITIONS": str(values["tickPartitions"]),
+            "BS_KAFKA_BROKERS": "3",
+        }
+    )
     want = {t.name: (t.partitions, values["replicas"], t.config) for t in load_catalog(cfg)}
     got = {
         t["spec"]["topicName"]: (t["spec"]["partitions"], t["spec"]["replicas"], t["spec"].get("config", {}))

@@ -34,6 +34,14 @@ def test_catalog_names_every_flow_and_uses_the_partition_knob():
     assert topics["order-results"].config == {}
 
 
+def test_the_tick_and_book_topics_follow_their_own_knob():
+    cfg = config.load(environ={"BS_TOPIC_PARTITIONS": "12", "BS_TICK_PARTITIONS": "3"})
+    topics = {t.name: t.partitions for t in load_catalog(cfg)}
+    assert [topics[n] for n in ("price-ticks", "orders.resting", "prices.latest")] == [3, 3, 3]
+    assert topics["orders"] == topics["order-triggers"] == 12
+    assert config.load(environ={}).int("BS_TICK_PARTITIONS") == 1  # stack.env's default
+
+
 def test_unknown_fields_and_bad_partitions_are_rejected(tmp_path):
     cfg = config.load(environ={})
     bad = tmp_path / "topics.yaml"
@@ -43,6 +51,9 @@ def test_unknown_fields_and_bad_partitions_are_rejected(tmp_path):
     bad.write_text("topics:\n  x:\n    partitions: 0\n")
     with pytest.raises(CatalogError, match="positive integer"):
         load_catalog(cfg, bad)
+    bad.write_text("topics:\n  x:\n    partitions: ticks\n")
+    with pytest.raises(CatalogError, match="positive integer"):
+        load_catalog(config.load(environ={"BS_TICK_PARTITIONS": "0"}), bad)
 
 
 @pytest.mark.parametrize("topic", ["order-results", "order-commands", POSITIONS])
@@ -55,6 +66,16 @@ def test_the_member_tasks_topics_must_share_one_partition_count(tmp_path, topic)
     assert {t.partitions for t in load_catalog(cfg, catalog)} == {4}
     catalog.write_text(text.replace(f"  {topic}:\n    partitions: default", f"  {topic}:\n    partitions: 8"))
     with pytest.raises(CatalogError, match="one partition count"):
+        load_catalog(cfg, catalog)
+
+
+def test_the_book_tasks_topics_must_share_one_partition_count(tmp_path):
+    cfg = config.load(environ={"BS_TOPIC_PARTITIONS": "4", "BS_TICK_PARTITIONS": "1"})
+    catalog = tmp_path / "topics.yaml"
+    catalog.write_text("topics:\n  price-ticks:\n    partitions: ticks\n  orders.resting:\n    partitions: ticks\n")
+    assert {t.partitions for t in load_catalog(cfg, catalog)} == {1}
+    catalog.write_text("topics:\n  price-ticks:\n    partitions: ticks\n  orders.resting:\n    partitions: default\n")
+    with pytest.raises(CatalogError, match="book task reads price-ticks, orders.resting .* one partition count"):
         load_catalog(cfg, catalog)
 
 

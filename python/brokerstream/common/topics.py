@@ -16,6 +16,10 @@ POSITIONS = "brokerstream-orders-positions-changelog"
 # What a member task reads, partition for partition: a member's orders, commands and triggers, its
 # positions (the store's changelog) and its results (written to the member's partition and read back).
 MEMBER_TASK_TOPICS = ("orders", "order-commands", "order-triggers", "order-triggers.fast", "order-results", POSITIONS)
+# What the tick and book task reads, partition for partition: an equity's ticks beside its working orders.
+BOOK_TASK_TOPICS = ("price-ticks", "orders.resting")
+# The settings a catalog's `partitions` may name instead of a number.
+PARTITION_KNOBS = {"default": "BS_TOPIC_PARTITIONS", "ticks": "BS_TICK_PARTITIONS"}
 
 
 class CatalogError(UserError, ValueError):
@@ -54,10 +58,13 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
         if unknown:
             raise CatalogError(f"{path}: topic {name}: unknown fields {sorted(unknown)}")
         partitions = spec.get("partitions", "default")
-        if partitions == "default":
-            partitions = cfg.int("BS_TOPIC_PARTITIONS")
+        if partitions in PARTITION_KNOBS:
+            partitions = cfg.int(PARTITION_KNOBS[partitions])
         if not isinstance(partitions, int) or partitions < 1:
-            raise CatalogError(f"{path}: topic {name}: partitions must be a positive integer or 'default'")
+            raise CatalogError(
+                f"{path}: topic {name}: partitions must be a positive integer, 'default' or 'ticks'"
+                f" (BS_TOPIC_PARTITIONS and BS_TICK_PARTITIONS: 1 or more)"
+            )
         config = {}
         if spec.get("compacted"):
             config["cleanup.policy"] = "compact"
@@ -80,12 +87,13 @@ def load_catalog(cfg: Config, path: Path = CATALOG) -> list[Topic]:
                 config=config,
             )
         )
-    counts = {t.name: t.partitions for t in topics if t.name in MEMBER_TASK_TOPICS}
-    if len(set(counts.values())) > 1:
-        raise CatalogError(
-            f"{path}: the member task reads {', '.join(counts)} partition for partition, so they need one"
-            f" partition count, not {counts}"
-        )
+    for task, names in (("member", MEMBER_TASK_TOPICS), ("book", BOOK_TASK_TOPICS)):
+        counts = {t.name: t.partitions for t in topics if t.name in names}
+        if len(set(counts.values())) > 1:
+            raise CatalogError(
+                f"{path}: the {task} task reads {', '.join(counts)} partition for partition, so they need one"
+                f" partition count, not {counts}"
+            )
     return topics
 
 

@@ -131,6 +131,8 @@ def run(cfg: Config, plan: Plan, progress=print) -> str:
         "instruments": len(data.instruments),
         "seed": data.seed,
         "machine_cores": os.cpu_count(),
+        # the stack's shape beside topic_partitions: the tick and book task's topics (platform/topics.yaml)
+        "tick_partitions": cfg.int("BS_TICK_PARTITIONS"),
         "warmup_orders": plan.warmup,
         "slo_p95_ms": plan.slo_p95_ms,
         "hold_seconds": plan.hold_seconds,

@@ -14,7 +14,7 @@ import yaml
 from brokerstream.clients import kafka_security
 from brokerstream.clients.connectors import load_specs
 from brokerstream.common.config import ROOT, Config
-from brokerstream.common.topics import CATALOG, load_catalog
+from brokerstream.common.topics import CATALOG, PARTITION_KNOBS, load_catalog
 
 CHART = ROOT / "platform" / "kubernetes" / "brokerstream"
 CATALOG_FILE = CHART / "files" / "catalog.yaml"
@@ -34,8 +34,9 @@ CONNECTOR_FIELDS = ("connector.class", "tasks.max")
 
 
 def topics(cfg: Config) -> list[dict]:
-    """Each topic with its config; partitions and replicas stay `default` where the catalog says so (the
-    chart's values.yaml sizes them for the cluster, as BS_TOPIC_PARTITIONS and the brokers do here)."""
+    """Each topic with its config; partitions and replicas stay `default` (or `ticks`) where the catalog says
+    so (the chart's values.yaml sizes them for the cluster, as BS_TOPIC_PARTITIONS, BS_TICK_PARTITIONS and
+    the brokers do here)."""
     raw = yaml.safe_load(CATALOG.read_text())
     default_replicas = (raw.get("defaults") or {}).get("replication_factor", "default")
     out = []
@@ -46,7 +47,7 @@ def topics(cfg: Config) -> list[dict]:
         out.append(
             {
                 "name": topic.name,
-                "partitions": partitions if partitions == "default" else topic.partitions,
+                "partitions": partitions if partitions in PARTITION_KNOBS else topic.partitions,
                 "replicas": replicas if replicas == "default" else topic.replication_factor,
                 "config": dict(sorted(topic.config.items())),
             }
