@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from brokerstream.clients.connectors import Connect, ConnectorError, ConnectorSpec, apply, wait_running
+from brokerstream.common import config
 
 
 class Worker:
@@ -109,11 +110,11 @@ def status(*task_states):
     )
 
 
-def test_applying_fewer_tasks_waits_until_the_worker_has_stopped_the_others(monkeypatch, tmp_path):
+def test_applying_fewer_tasks_waits_until_the_worker_has_stopped_the_others():
     # the worker answers the PUT of tasks.max 1 and goes on listing its two running tasks until it rebalances
     script = [(0, 200, []), (0, 200, {"name": "c1"}), status("RUNNING", "RUNNING"), status("RUNNING", "RUNNING")]
     with Worker([*script, status("RUNNING")]) as w:
-        cfg = type("Cfg", (), {"connect_url": w.url, "get": lambda self, key, default=None: default})()
+        cfg = config.load(environ={"BS_CONNECT_URL": w.url})
         apply(cfg, [ConnectorSpec("c1", {"connector.class": "x", "tasks.max": "1"}, None)], timeout=10, patience=0)
         assert [m for m, _, _ in w.seen] == ["GET", "PUT", "GET", "GET", "GET"]
 
