@@ -152,3 +152,57 @@ def test_the_idle_stack_keeps_the_lower_compiler_reading_too():
     first = cost.Cost("idle", "second", 20, 20, {"kafka": 0.19}, {}, jit_cores={"kafka": 0.12})
     last = cost.Cost("idle", "second", 20, 20, {"kafka": 0.05}, {}, jit_cores={"kafka": 0.01})
     assert costrun.lowest(first, last).jit_cores == {"kafka": 0.01}
+
+
+def window(label, unit, per_unit_us, units=1000, seconds=10.0, records=None):
+    """A window whose services spent `per_unit_us` microseconds per unit (no idle)."""
+    rate = units / seconds
+    cores = {s: us * rate / 1e6 for s, us in per_unit_us.items()}
+    per_second = {("records", t): n * rate for t, n in (records or {}).items()}
+    return cost.Cost(label, unit, units, seconds, cores, per_second)
+
+
+def test_repeated_windows_print_each_service_at_its_median_with_the_range_and_the_budget_on_the_median():
+    ticks = [
+        window("ticks alone (1 of 3)", "tick", {"kafka": 30, "flink-taskmanager": 51}, records={"pnl": 2.0}),
+        window("ticks alone (2 of 3)", "tick", {"kafka": 216, "flink-taskmanager": 138}, records={"pnl": 2.4}),
+        window("ticks alone (3 of 3)", "tick", {"kafka": 18, "flink-taskmanager": 38}, records={"pnl": 2.2}),
+    ]
+    out = cost.spread_lines(ticks, None, {"cpu_us": {"total": 100, "kafka": 20, "flink-taskmanager": 40}})
+    text = "\n".join(out)
+    # totals 81, 354, 56: the median window is 81, the one that read four times the others only widens the range
+    assert out[0] == (
+        "ticks alone, 3 windows: CPU per tick above idle, median 81 us (windows 56-354) (budget 100 us: ok)"
+    )
+    assert "kafka                30 us (windows 18-216)  budget     20  OVER" in text
+    assert "flink-taskmanager    51 us (windows 38-138)  budget     40  OVER" in text
+    assert "records written to Kafka per tick: median 2.2 (windows 2.0-2.4)" in text
+    assert "JIT" not in text  # no compiler readings, no compiler line
+
+
+def test_an_even_number_of_windows_takes_the_middle_two_and_a_single_window_prints_no_spread():
+    pair = [window("w", "order", {"streams": 100}), window("w", "order", {"streams": 200})]
+    assert "streams              150 us (windows 100-200)" in "\n".join(cost.spread_lines(pair))
+    assert cost.spread_lines(pair[:1]) == []
+
+
+def test_repeated_windows_go_to_clickhouse_as_steps_of_their_own_three_apart():
+    o = [window("o", "order", {"streams": 1}) for _ in range(2)]
+    t = [window("t", "tick", {"kafka": 1}) for _ in range(2)]
+    one = [window("r", "order", {"streams": 1}) for _ in range(2)]
+    idle = cost.Cost("idle", "second", 20, 20, {}, {})
+    result = costrun.CostResult("r1", idle, o, t, {}, None, {}, one)
+    steps = [(step, phase) for step, phase, _ in costrun.windows(result)]
+    assert steps == [
+        (2, "orders"),
+        (3, "ticks"),
+        (4, "orders-one-request"),
+        (5, "orders"),
+        (6, "ticks"),
+        (7, "orders-one-request"),
+    ]
+    # a single run keeps the steps its queries always had
+    single = costrun.CostResult("r2", idle, o[:1], [], {}, None, {}, [])
+    assert [(s, p) for s, p, _ in costrun.windows(single)] == [(2, "orders")]
+    lines = "\n".join(costrun.CostResult("r3", idle, o, t, {}, None, {}, one).lines())
+    assert "o, 2 windows: CPU per order above idle" in lines and "t, 2 windows: CPU per tick" in lines

@@ -160,6 +160,7 @@ def bench_cost(cfg, args) -> int:
         tick_rate=_or(args.tick_rate, 1000),
         seconds=_or(args.duration, 30),
         positions=_or(args.positions, 20_000),
+        repeats=args.repeats,
     )
     for line in result.lines():
         print(f"[cost] {line}")
@@ -324,6 +325,12 @@ def add_commands(sub) -> None:
         type=float,
         default=None,
         help="gateway, cost: seconds (30); book: seconds of ticks (60); hostile: seconds (600)",
+    )
+    s.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="cost: windows of each kind on the one stack, printed with their median and range (1)",
     )
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)

@@ -15,6 +15,7 @@ to what it measures but its own handful of requests.
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -262,6 +263,70 @@ def lines(cost: Cost, idle: Cost | None = None, budget: dict | None = None, top:
         rest = len(per) - len(shown)
         out.append(head)
         out.append("    " + ", ".join(f"{n} {_fmt(v)}" for n, v in shown) + (f", {rest} more" if rest > 0 else ""))
+    return out
+
+
+# "orders alone (2 of 3)": a repeated window's place among its kind, left out of their summary's label
+REPEAT_SUFFIX = re.compile(r" \(\d+ of \d+\)$")
+
+
+def _median(values: list[float]) -> float:
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def spread_lines(costs: list[Cost], idle: Cost | None = None, budget: dict | None = None) -> list[str]:
+    """Several windows of the same load on one stack: per service the median CPU per unit and the range of
+    the windows, the budget checked against the median. One window of a 2-core stack can read several times
+    another's (a collection, a compaction or a checkpoint landing in it), so a figure is the median of a few,
+    printed with its range."""
+    if len(costs) < 2:
+        return []
+    unit, b = costs[0].unit, budget or {}
+    cpu_budget = b.get("cpu_us", {})
+    per = [c.us_per_unit(idle) for c in costs]
+    jits = [c.jit_us_per_unit(idle) for c in costs]
+    totals = [sum(u.values()) for u in per]
+    services = sorted({s for u in per for s in u}, key=lambda s: -_median([u.get(s, 0.0) for u in per]))
+
+    def span(values: list[float]) -> str:
+        return f"{_median(values):,.0f} us (windows {min(values):,.0f}-{max(values):,.0f})"
+
+    total_limit = cpu_budget.get("total")
+    label = REPEAT_SUFFIX.sub("", costs[0].label)
+    out = [
+        f"{label}, {len(costs)} windows: CPU per {unit} above idle, median {span(totals)}"
+        + (
+            f" (budget {total_limit:,} us: {'ok' if _median(totals) <= total_limit else 'OVER'})"
+            if total_limit is not None
+            else ""
+        )
+    ]
+    for service in services:
+        values = [u.get(service, 0.0) for u in per]
+        limit = cpu_budget.get(service)
+        if _median(values) < 0.5 and limit is None:
+            continue
+        mark = "" if limit is None else f"  budget {limit:>6,}  {'ok' if _median(values) <= limit else 'OVER'}"
+        out.append(f"    {service:<20} {span(values)}{mark}")
+    compiled = [sum(j.values()) for j in jits]
+    if any(compiled):
+        out.append(f"  of which the JVMs' JIT compilers: median {span(compiled)}")
+    for kind, what, key in (
+        ("requests", "broker requests", "requests"),
+        ("records", "records written to Kafka", "records"),
+        ("rows", "rows written to Postgres", "rows"),
+    ):
+        values = [c.total_per_unit(kind) for c in costs]
+        if not any(values):
+            continue
+        limit = b.get(key)
+        m = _median(values)
+        out.append(
+            f"  {what} per {unit}: median {_fmt(m)} (windows {_fmt(min(values))}-{_fmt(max(values))})"
+            + (f" (budget {limit}: {'ok' if m <= limit else 'OVER'})" if limit is not None else "")
+        )
     return out
 
 

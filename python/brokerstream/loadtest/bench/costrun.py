@@ -1,6 +1,6 @@
 """The cost of an order and of a tick, each alone, against the budget (loadtest/budget.yaml):
 
-    ./brokerstream bench cost [--rate 1000] [--tick-rate 1000] [--seconds 30] [--positions 20000]
+    ./brokerstream bench cost [--rate 1000] [--tick-rate 1000] [--seconds 30] [--positions 20000] [--repeats 1]
 
 Every service runs (P&L job, connectors) throughout. Three windows, each read at its edges (bench/cost.py):
 
@@ -18,6 +18,11 @@ WATCH_WAIT_MS per fetch here, not the few milliseconds that time visibility in `
 `bench system`: what the broker spends on them is in its figure, and at short waits they were a fifth of
 its requests at 1,000 orders/s.
 
+With --repeats N each of the three loaded windows runs N times on the one stack (the order windows first,
+then every tick window over the same open positions), and a summary gives each service's median and the
+windows' range, checked against the budget at the median: one window of a 2-core stack can read several
+times another's.
+
 Each window prints CPU microseconds per unit by service (above idle) and, of it, what the JVMs' JIT
 compilers spent (a warm-up cost: a fresh stack compiles what the load runs), broker requests by API key,
 records and bytes written by topic and Postgres rows by table; stored in ClickHouse (`cost_lines`).
@@ -30,7 +35,7 @@ import json
 import multiprocessing
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -57,12 +62,12 @@ def load_budget(path: Path = BUDGET_FILE) -> dict:
 class CostResult:
     run_id: str
     idle: cost.Cost
-    orders: cost.Cost | None
-    ticks: cost.Cost | None
+    orders: list[cost.Cost]
+    ticks: list[cost.Cost]
     budget: dict
     started: dt.datetime
     settings: dict
-    orders_one_request: cost.Cost | None = None
+    orders_one_request: list[cost.Cost] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         out = [
@@ -72,13 +77,18 @@ class CostResult:
                 f"{s} {c:.3f}" for s, c in sorted(self.idle.cpu_cores.items(), key=lambda kv: -kv[1]) if c >= 0.0005
             ),
         ]
-        for c in (self.orders, self.orders_one_request):
-            if c:
-                out += cost.lines(c, self.idle, self.budget.get("orders"))
-        if self.ticks:
-            out += cost.lines(self.ticks, self.idle, self.budget.get("ticks"))
-        for c in (self.idle, self.orders, self.orders_one_request, self.ticks):
-            problem = c and cost.check_adds_up(c)
+        kinds = (
+            (self.orders, self.budget.get("orders")),
+            (self.orders_one_request, self.budget.get("orders")),
+            (self.ticks, self.budget.get("ticks")),
+        )
+        for windows, budget in kinds:
+            for c in windows:
+                out += cost.lines(c, self.idle, budget)
+        for windows, budget in kinds:
+            out += cost.spread_lines(windows, self.idle, budget)
+        for c in (self.idle, *self.orders, *self.orders_one_request, *self.ticks):
+            problem = cost.check_adds_up(c)
             if problem:
                 out.append(f"  check ({c.label}): {problem}")
         return out
@@ -140,6 +150,41 @@ def _orders_window(cfg, meter, client, mode, rate, seconds, settle, label, condi
     )
 
 
+def _of(n: int, repeats: int) -> str:
+    """A window's place among its repeats, in its label: nothing when there is one."""
+    return f" ({n} of {repeats})" if repeats > 1 else ""
+
+
+def _ticks_window(cfg, meter, cpu, seed, tick_rate, seconds, warmup_seconds, settle, of, held_text) -> cost.Cost:
+    """One window of ticks alone: the feed at `tick_rate`, read after the windows have warmed up and again
+    once every group has caught up after the feed stopped."""
+    ctx = multiprocessing.get_context("fork")
+    stop = ctx.Event()
+    proc = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop), daemon=True)
+    proc.start()
+    cpu.place("clients", [proc.pid])
+    try:
+        time.sleep(max(10.0, warmup_seconds / 2))  # the generator and the windows warm up
+        a = meter.read()
+        time.sleep(seconds)
+        b_ticks = meter.read().broker.get(("records", "price-ticks"), 0.0)
+    finally:
+        stop.set()
+        proc.join(30)
+    _settle(cfg, ALL_GROUPS, settle)
+    b = meter.read()
+    ticked = b_ticks - a.broker.get(("records", "price-ticks"), 0.0)
+    return cost.Cost.between(
+        a,
+        b,
+        label="ticks alone" + of,
+        unit="tick",
+        units=ticked,
+        conditions=f"{held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
+        "over every active equity, no orders, P&L sync caught up",
+    )
+
+
 def run(
     cfg: Config,
     *,
@@ -151,6 +196,7 @@ def run(
     warmup_seconds: float = 20,
     settle: float = 120,
     seed: int = 29,
+    repeats: int = 1,
     budget: dict | None = None,
     progress=print,
 ) -> CostResult:
@@ -159,6 +205,8 @@ def run(
     from brokerstream.loadtest.bench.pnl import write_positions
     from brokerstream.loadtest.bench.system import LoadClient, plan, wait_for_reference_data
 
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, not {repeats}")
     budget = budget if budget is not None else load_budget()
     data = pgload.read(cfg)
     if not data.accounts:
@@ -181,7 +229,9 @@ def run(
         a, meter.read(), label="idle", unit="second", units=idle_seconds, conditions="no orders, no ticks"
     )
 
-    orders = ticks = one_request = None
+    orders: list[cost.Cost] = []
+    one_request: list[cost.Cost] = []
+    ticks: list[cost.Cost] = []
     client = None
     try:
         if rate > 0:
@@ -193,38 +243,48 @@ def run(
             progress(f"[cost] warm-up: {warmup_seconds:.0f} s through the gateway at {rate:,.0f} orders/s")
             client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
             _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
-            progress(f"[cost] orders alone: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
-            orders = _orders_window(
-                cfg,
-                meter,
-                client,
-                "http",
-                rate,
-                seconds,
-                settle,
-                "orders alone",
-                lambda answer: (
-                    f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
-                    f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), "
-                    f"no ticks, Postgres sync caught up, the load client's watchers waiting {WATCH_WAIT_MS} ms a fetch"
-                ),
-            )
-            progress(f"[cost] orders alone, one request each: {rate:,.0f}/s, POST /orders?wait_ms for {seconds:.0f} s")
-            one_request = _orders_window(
-                cfg,
-                meter,
-                client,
-                "http1",
-                rate,
-                seconds,
-                settle,
-                "orders alone, one request each",
-                lambda answer: (
-                    f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits for "
-                    f"its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), no ticks, "
-                    f"Postgres sync caught up, the load client's watchers waiting {WATCH_WAIT_MS} ms a fetch"
-                ),
-            )
+            for n in range(1, repeats + 1):
+                of = _of(n, repeats)
+                progress(f"[cost] orders alone{of}: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
+                orders.append(
+                    _orders_window(
+                        cfg,
+                        meter,
+                        client,
+                        "http",
+                        rate,
+                        seconds,
+                        settle,
+                        "orders alone" + of,
+                        lambda answer: (
+                            f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
+                            f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), no ticks, "
+                            f"Postgres sync caught up, the load client's watchers waiting {WATCH_WAIT_MS} ms a fetch"
+                        ),
+                    )
+                )
+                progress(
+                    f"[cost] orders alone, one request each{of}: {rate:,.0f}/s, POST /orders?wait_ms "
+                    f"for {seconds:.0f} s"
+                )
+                one_request.append(
+                    _orders_window(
+                        cfg,
+                        meter,
+                        client,
+                        "http1",
+                        rate,
+                        seconds,
+                        settle,
+                        "orders alone, one request each" + of,
+                        lambda answer: (
+                            f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits for "
+                            f"its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), "
+                            f"no ticks, Postgres sync caught up, the load client's watchers waiting "
+                            f"{WATCH_WAIT_MS} ms a fetch"
+                        ),
+                    )
+                )
     finally:
         if client:
             client.close()
@@ -233,35 +293,16 @@ def run(
         opened = write_positions(cfg, data, positions, 0.3, seed)[0] if positions else 0
         _settle(cfg, ["brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"], settle)
         # a window revalues every position of a ticked equity: the cost per tick grows with what is open,
-        # and the orders of earlier runs left theirs open beside the ones written here
+        # and the orders of earlier runs left theirs open beside the ones written here; every tick window
+        # comes after every order window, so all of them revalue the same positions
         held, instruments = _open_positions(cfg)
         held_text = f"{held:,} open positions over {instruments:,} instruments ({opened:,} written for this window)"
-        progress(f"[cost] ticks alone: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
-        ctx = multiprocessing.get_context("fork")
-        stop = ctx.Event()
-        proc = ctx.Process(target=_tick_process, args=(cfg, seed, tick_rate, stop), daemon=True)
-        proc.start()
-        cpu.place("clients", [proc.pid])
-        try:
-            time.sleep(max(10.0, warmup_seconds / 2))  # the generator and the windows warm up
-            a = meter.read()
-            time.sleep(seconds)
-            b_ticks = meter.read().broker.get(("records", "price-ticks"), 0.0)
-        finally:
-            stop.set()
-            proc.join(30)
-        _settle(cfg, ALL_GROUPS, settle)
-        b = meter.read()
-        ticked = b_ticks - a.broker.get(("records", "price-ticks"), 0.0)
-        ticks = cost.Cost.between(
-            a,
-            b,
-            label="ticks alone",
-            unit="tick",
-            units=ticked,
-            conditions=f"{held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s "
-            "over every active equity, no orders, P&L sync caught up",
-        )
+        for n in range(1, repeats + 1):
+            of = _of(n, repeats)
+            progress(f"[cost] ticks alone{of}: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
+            ticks.append(
+                _ticks_window(cfg, meter, cpu, seed, tick_rate, seconds, warmup_seconds, settle, of, held_text)
+            )
         if positions:
             write_positions(cfg, data, positions, 0.3, seed, close=True)
 
@@ -291,9 +332,24 @@ def run(
             "idle_seconds": idle_seconds,
             "warmup_seconds": warmup_seconds,
             "seed": seed,
+            "repeats": repeats,
         },
         one_request,
     )
+
+
+def windows(result: CostResult) -> list[tuple[int, str, cost.Cost]]:
+    """Each measured window with its step in `cost_lines` and its phase: the idle stack is step 1, the first
+    window of each kind steps 2 (orders), 3 (ticks) and 4 (orders, one request each), and each repeat the
+    next three."""
+    out = []
+    for first, phase, costs in (
+        (2, "orders", result.orders),
+        (3, "ticks", result.ticks),
+        (4, "orders-one-request", result.orders_one_request),
+    ):
+        out += [(first + 3 * n, phase, c) for n, c in enumerate(costs)]
+    return sorted(out, key=lambda w: w[0])
 
 
 def store(cfg: Config, result: CostResult) -> None:
@@ -309,13 +365,8 @@ def store(cfg: Config, result: CostResult) -> None:
         chstore.apply_ddl(client)
         client.insert("runs", [list(asdict(record).values())], column_names=list(asdict(record)))
         rows = cost.rows(result.run_id, 1, "idle", result.idle)
-        for step, phase, c in (
-            (2, "orders", result.orders),
-            (3, "ticks", result.ticks),
-            (4, "orders-one-request", result.orders_one_request),
-        ):
-            if c:
-                rows += cost.rows(result.run_id, step, phase, c, result.idle)
+        for step, phase, c in windows(result):
+            rows += cost.rows(result.run_id, step, phase, c, result.idle)
         client.insert("cost_lines", rows, column_names=cost.COST_COLUMNS)
     finally:
         client.close()
