@@ -206,3 +206,8 @@ def test_repeated_windows_go_to_clickhouse_as_steps_of_their_own_three_apart():
     assert [(s, p) for s, p, _ in costrun.windows(single)] == [(2, "orders")]
     lines = "\n".join(costrun.CostResult("r3", idle, o, t, {}, None, {}, one).lines())
     assert "o, 2 windows: CPU per order above idle" in lines and "t, 2 windows: CPU per tick" in lines
+
+
+def test_order_windows_run_first_unless_the_tick_windows_are_asked_to():
+    assert costrun.window_order(False) == ("orders", "ticks")
+    assert costrun.window_order(True) == ("ticks", "orders")

@@ -161,6 +161,7 @@ def bench_cost(cfg, args) -> int:
         seconds=_or(args.duration, 30),
         positions=_or(args.positions, 20_000),
         repeats=args.repeats,
+        ticks_first=args.ticks_first,
     )
     for line in result.lines():
         print(f"[cost] {line}")
@@ -331,6 +332,11 @@ def add_commands(sub) -> None:
         type=int,
         default=1,
         help="cost: windows of each kind on the one stack, printed with their median and range (1)",
+    )
+    s.add_argument(
+        "--ticks-first",
+        action="store_true",
+        help="cost: the tick windows before the order windows, over fewer open positions",
     )
     s.add_argument("--json", help="also write the figures to this file")
     s.set_defaults(func=cmd_bench)

@@ -1,6 +1,7 @@
 """The cost of an order and of a tick, each alone, against the budget (loadtest/budget.yaml):
 
     ./brokerstream bench cost [--rate 1000] [--tick-rate 1000] [--seconds 30] [--positions 20000] [--repeats 1]
+                         [--ticks-first]
 
 Every service runs (P&L job, connectors) throughout. Three windows, each read at its edges (bench/cost.py):
 
@@ -18,10 +19,11 @@ WATCH_WAIT_MS per fetch here, not the few milliseconds that time visibility in `
 `bench system`: what the broker spends on them is in its figure, and at short waits they were a fifth of
 its requests at 1,000 orders/s.
 
-With --repeats N each of the three loaded windows runs N times on the one stack (the order windows first,
-then every tick window over the same open positions), and a summary gives each service's median and the
-windows' range, checked against the budget at the median: one window of a 2-core stack can read several
-times another's.
+With --repeats N each of the three loaded windows runs N times on the one stack (every order window, then
+every tick window over the same open positions; --ticks-first the other way round, so the tick windows
+revalue only what earlier runs left open and the --positions written for them), and a summary gives each
+service's median and the windows' range, checked against the budget at the median: one window of a 2-core
+stack can read several times another's.
 
 Each window prints CPU microseconds per unit by service (above idle) and, of it, what the JVMs' JIT
 compilers spent (a warm-up cost: a fresh stack compiles what the load runs), broker requests by API key,
@@ -118,12 +120,21 @@ def _settle(cfg: Config, groups: list[str], timeout: float) -> None:
     _wait_settled(cfg, groups, timeout, floor=200)
 
 
-def _open_positions(cfg: Config) -> tuple[int, int]:
-    """Open positions and the instruments they hold, as Postgres has them once the sync caught up: what
-    the P&L job revalues."""
+def _open_positions(cfg: Config, written: int = 0, timeout: float = 120) -> tuple[int, int]:
+    """Open positions and the instruments they hold, as Postgres has them once the sync has the `written`
+    bench positions open (waiting up to `timeout`): what the P&L job revalues. The consumer groups' lag
+    cannot say so on a fresh stack: a group that never committed on the positions topic shows no lag there."""
     import psycopg
 
-    with psycopg.connect(cfg.postgres_dsn()) as conn:
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
+        while True:
+            bench = conn.execute(
+                "SELECT count(*) FROM positions WHERE account_id LIKE 'BENCH-%' AND quantity <> 0"
+            ).fetchone()[0]
+            if bench >= written or time.monotonic() >= deadline:
+                break
+            time.sleep(1)
         row = conn.execute(
             "SELECT count(*), count(DISTINCT instrument_id) FROM positions WHERE quantity <> 0"
         ).fetchone()
@@ -148,6 +159,13 @@ def _orders_window(cfg, meter, client, mode, rate, seconds, settle, label, condi
     return cost.Cost.between(
         a, meter.read(), label=label, unit="order", units=answer["sent"], conditions=conditions(answer)
     )
+
+
+def window_order(ticks_first: bool) -> tuple[str, str]:
+    """Which kind of window runs first. Orders first (the default) warm the order path before it is read;
+    ticks first read the tick windows before any order of this run opens a position, so they revalue what
+    earlier runs left open and the --positions written for them, nearer the budget's stated count."""
+    return ("ticks", "orders") if ticks_first else ("orders", "ticks")
 
 
 def _of(n: int, repeats: int) -> str:
@@ -197,6 +215,7 @@ def run(
     settle: float = 120,
     seed: int = 29,
     repeats: int = 1,
+    ticks_first: bool = False,
     budget: dict | None = None,
     progress=print,
 ) -> CostResult:
@@ -232,79 +251,88 @@ def run(
     orders: list[cost.Cost] = []
     one_request: list[cost.Cost] = []
     ticks: list[cost.Cost] = []
-    client = None
-    try:
-        if rate > 0:
-            # the watchers count outcomes here and time nothing: long fetch waits (module docstring)
-            client = LoadClient(
-                cfg, {**plan(cfg, data, seed=seed, trace_one_in=100), "watch_wait_ms": WATCH_WAIT_MS}, cpu
-            )
-            # a just-started JVM compiles its hot paths over the first tens of thousands of orders
-            progress(f"[cost] warm-up: {warmup_seconds:.0f} s through the gateway at {rate:,.0f} orders/s")
-            client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
-            _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
+
+    def order_windows() -> None:
+        client = None
+        try:
+            if rate > 0:
+                # the watchers count outcomes here and time nothing: long fetch waits (module docstring)
+                client = LoadClient(
+                    cfg, {**plan(cfg, data, seed=seed, trace_one_in=100), "watch_wait_ms": WATCH_WAIT_MS}, cpu
+                )
+                # a just-started JVM compiles its hot paths over the first tens of thousands of orders
+                progress(f"[cost] warm-up: {warmup_seconds:.0f} s through the gateway at {rate:,.0f} orders/s")
+                client.step("http", rate, warmup_seconds, "costw" + uuid.uuid4().hex[:6], 30)
+                _settle(cfg, ["brokerstream-orders", *SYNC_GROUPS], settle)
+                for n in range(1, repeats + 1):
+                    of = _of(n, repeats)
+                    progress(
+                        f"[cost] orders alone{of}: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks"
+                    )
+                    orders.append(
+                        _orders_window(
+                            cfg,
+                            meter,
+                            client,
+                            "http",
+                            rate,
+                            seconds,
+                            settle,
+                            "orders alone" + of,
+                            lambda answer: (
+                                f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
+                                f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), no ticks, "
+                                "Postgres sync caught up, the load client's watchers waiting "
+                                f"{WATCH_WAIT_MS} ms a fetch"
+                            ),
+                        )
+                    )
+                    progress(
+                        f"[cost] orders alone, one request each{of}: {rate:,.0f}/s, POST /orders?wait_ms "
+                        f"for {seconds:.0f} s"
+                    )
+                    one_request.append(
+                        _orders_window(
+                            cfg,
+                            meter,
+                            client,
+                            "http1",
+                            rate,
+                            seconds,
+                            settle,
+                            "orders alone, one request each" + of,
+                            lambda answer: (
+                                f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits for "
+                                f"its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), "
+                                f"no ticks, Postgres sync caught up, the load client's watchers waiting "
+                                f"{WATCH_WAIT_MS} ms a fetch"
+                            ),
+                        )
+                    )
+        finally:
+            if client:
+                client.close()
+
+    def tick_windows() -> None:
+        if tick_rate > 0:
+            opened = write_positions(cfg, data, positions, 0.3, seed)[0] if positions else 0
+            _settle(cfg, ["brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"], settle)
+            # a window revalues every position of a ticked equity: the cost per tick grows with what is open,
+            # and the orders of earlier windows and runs left theirs open beside the ones written here; the
+            # tick windows run back to back, so all of them revalue the same positions
+            held, instruments = _open_positions(cfg, opened)
+            held_text = f"{held:,} open positions over {instruments:,} instruments ({opened:,} written for this window)"
             for n in range(1, repeats + 1):
                 of = _of(n, repeats)
-                progress(f"[cost] orders alone{of}: {rate:,.0f}/s through the gateway for {seconds:.0f} s, no ticks")
-                orders.append(
-                    _orders_window(
-                        cfg,
-                        meter,
-                        client,
-                        "http",
-                        rate,
-                        seconds,
-                        settle,
-                        "orders alone" + of,
-                        lambda answer: (
-                            f"{rate:,.0f}/s through the gateway for {seconds:.0f} s "
-                            f"(accept p99 {answer['accept_ms'].get('p99', float('nan')):.0f} ms), no ticks, "
-                            f"Postgres sync caught up, the load client's watchers waiting {WATCH_WAIT_MS} ms a fetch"
-                        ),
-                    )
+                progress(f"[cost] ticks alone{of}: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
+                ticks.append(
+                    _ticks_window(cfg, meter, cpu, seed, tick_rate, seconds, warmup_seconds, settle, of, held_text)
                 )
-                progress(
-                    f"[cost] orders alone, one request each{of}: {rate:,.0f}/s, POST /orders?wait_ms "
-                    f"for {seconds:.0f} s"
-                )
-                one_request.append(
-                    _orders_window(
-                        cfg,
-                        meter,
-                        client,
-                        "http1",
-                        rate,
-                        seconds,
-                        settle,
-                        "orders alone, one request each" + of,
-                        lambda answer: (
-                            f"{rate:,.0f}/s through the gateway for {seconds:.0f} s, each a POST that waits for "
-                            f"its result (visible p99 {answer['visible_ms'].get('p99', float('nan')):.0f} ms), "
-                            f"no ticks, Postgres sync caught up, the load client's watchers waiting "
-                            f"{WATCH_WAIT_MS} ms a fetch"
-                        ),
-                    )
-                )
-    finally:
-        if client:
-            client.close()
+            if positions:
+                write_positions(cfg, data, positions, 0.3, seed, close=True)
 
-    if tick_rate > 0:
-        opened = write_positions(cfg, data, positions, 0.3, seed)[0] if positions else 0
-        _settle(cfg, ["brokerstream-pnl", "connect-sink-orders", "connect-sink-marks"], settle)
-        # a window revalues every position of a ticked equity: the cost per tick grows with what is open,
-        # and the orders of earlier runs left theirs open beside the ones written here; every tick window
-        # comes after every order window, so all of them revalue the same positions
-        held, instruments = _open_positions(cfg)
-        held_text = f"{held:,} open positions over {instruments:,} instruments ({opened:,} written for this window)"
-        for n in range(1, repeats + 1):
-            of = _of(n, repeats)
-            progress(f"[cost] ticks alone{of}: {held_text}, {tick_rate:,.0f} ticks/s for {seconds:.0f} s")
-            ticks.append(
-                _ticks_window(cfg, meter, cpu, seed, tick_rate, seconds, warmup_seconds, settle, of, held_text)
-            )
-        if positions:
-            write_positions(cfg, data, positions, 0.3, seed, close=True)
+    for kind in window_order(ticks_first):
+        (tick_windows if kind == "ticks" else order_windows)()
 
     # Idle again at the end: right after a start the stack is not idle (compilation, log cleaning, restores),
     # and what it spends then is no order's or tick's. Each service's idle is the lower of the two.
@@ -333,6 +361,7 @@ def run(
             "warmup_seconds": warmup_seconds,
             "seed": seed,
             "repeats": repeats,
+            "ticks_first": ticks_first,
         },
         one_request,
     )
