@@ -19,6 +19,7 @@ import re
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from statistics import median
 
 import psutil
 
@@ -208,6 +209,15 @@ def check_adds_up(cost: Cost, tolerance: float = 0.10) -> str | None:
 
 
 # --- the table ------------------------------------------------------------------------------------
+# What a window counts per unit beside CPU: (kind, what it is called, its key in the budget, if any).
+COUNTS = (
+    ("requests", "broker requests", "requests"),
+    ("records", "records written to Kafka", "records"),
+    ("bytes", "bytes written to Kafka", None),
+    ("rows", "rows written to Postgres", "rows"),
+)
+
+
 def _fmt(v: float) -> str:
     return f"{v:,.0f}" if v >= 100 else f"{v:,.1f}" if v >= 1 else f"{v:.2f}" if v >= 0.01 else f"{v:.3f}"
 
@@ -245,12 +255,7 @@ def lines(cost: Cost, idle: Cost | None = None, budget: dict | None = None, top:
             f"  of which the JVMs' JIT compilers: {spent:,.0f} us per {unit} (compiling the code this load runs: "
             f"a warm-up cost that falls as the stack runs on); the rest {total - spent:,.0f} us"
         )
-    for kind, what, key in (
-        ("requests", "broker requests", "requests"),
-        ("records", "records written to Kafka", "records"),
-        ("bytes", "bytes written to Kafka", None),
-        ("rows", "rows written to Postgres", "rows"),
-    ):
+    for kind, what, key in COUNTS:
         per = cost.per_unit(kind)
         if not per:
             continue
@@ -270,12 +275,6 @@ def lines(cost: Cost, idle: Cost | None = None, budget: dict | None = None, top:
 REPEAT_SUFFIX = re.compile(r" \(\d+ of \d+\)$")
 
 
-def _median(values: list[float]) -> float:
-    v = sorted(values)
-    mid = len(v) // 2
-    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
-
-
 def spread_lines(costs: list[Cost], idle: Cost | None = None, budget: dict | None = None) -> list[str]:
     """Several windows of the same load on one stack: per service the median CPU per unit and the range of
     the windows, the budget checked against the median. One window of a 2-core stack can read several times
@@ -288,41 +287,39 @@ def spread_lines(costs: list[Cost], idle: Cost | None = None, budget: dict | Non
     per = [c.us_per_unit(idle) for c in costs]
     jits = [c.jit_us_per_unit(idle) for c in costs]
     totals = [sum(u.values()) for u in per]
-    services = sorted({s for u in per for s in u}, key=lambda s: -_median([u.get(s, 0.0) for u in per]))
+    services = sorted({s for u in per for s in u}, key=lambda s: -median([u.get(s, 0.0) for u in per]))
 
     def span(values: list[float]) -> str:
-        return f"{_median(values):,.0f} us (windows {min(values):,.0f}-{max(values):,.0f})"
+        return f"{median(values):,.0f} us (windows {min(values):,.0f}-{max(values):,.0f})"
 
     total_limit = cpu_budget.get("total")
     label = REPEAT_SUFFIX.sub("", costs[0].label)
     out = [
         f"{label}, {len(costs)} windows: CPU per {unit} above idle, median {span(totals)}"
         + (
-            f" (budget {total_limit:,} us: {'ok' if _median(totals) <= total_limit else 'OVER'})"
+            f" (budget {total_limit:,} us: {'ok' if median(totals) <= total_limit else 'OVER'})"
             if total_limit is not None
             else ""
         )
     ]
     for service in services:
         values = [u.get(service, 0.0) for u in per]
-        limit = cpu_budget.get(service)
-        if _median(values) < 0.5 and limit is None:
+        limit, m = cpu_budget.get(service), median(values)
+        if m < 0.5 and limit is None:
             continue
-        mark = "" if limit is None else f"  budget {limit:>6,}  {'ok' if _median(values) <= limit else 'OVER'}"
+        mark = "" if limit is None else f"  budget {limit:>6,}  {'ok' if m <= limit else 'OVER'}"
         out.append(f"    {service:<20} {span(values)}{mark}")
     compiled = [sum(j.values()) for j in jits]
     if any(compiled):
         out.append(f"  of which the JVMs' JIT compilers: median {span(compiled)}")
-    for kind, what, key in (
-        ("requests", "broker requests", "requests"),
-        ("records", "records written to Kafka", "records"),
-        ("rows", "rows written to Postgres", "rows"),
-    ):
+    for kind, what, key in COUNTS:
+        if key is None:
+            continue  # bytes: no budget, and the table of each window has them
         values = [c.total_per_unit(kind) for c in costs]
         if not any(values):
             continue
         limit = b.get(key)
-        m = _median(values)
+        m = median(values)
         out.append(
             f"  {what} per {unit}: median {_fmt(m)} (windows {_fmt(min(values))}-{_fmt(max(values))})"
             + (f" (budget {limit}: {'ok' if m <= limit else 'OVER'})" if limit is not None else "")

@@ -126,11 +126,13 @@ def _open_positions(cfg: Config, written: int = 0, timeout: float = 120) -> tupl
     cannot say so on a fresh stack: a group that never committed on the positions topic shows no lag there."""
     import psycopg
 
+    from brokerstream.loadtest.bench.pnl import BENCH
+
     deadline = time.monotonic() + timeout
     with psycopg.connect(cfg.postgres_dsn(), autocommit=True) as conn:
         while True:
             bench = conn.execute(
-                "SELECT count(*) FROM positions WHERE account_id LIKE 'BENCH-%' AND quantity <> 0"
+                "SELECT count(*) FROM positions WHERE account_id LIKE %s AND quantity <> 0", (BENCH + "%",)
             ).fetchone()[0]
             if bench >= written or time.monotonic() >= deadline:
                 break

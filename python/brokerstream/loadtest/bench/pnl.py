@@ -42,6 +42,8 @@ from brokerstream.gen.produce import ProduceReport, _send, java_partition, produ
 from brokerstream.gen.ticks import TickGenerator
 from brokerstream.loadtest.bench.stats import summary
 
+# The bench accounts and members are named with this prefix, so they never collide with real ones.
+BENCH = "BENCH-"
 METRICS = ["pnlCalculations", "positionsRevalued", "optionValuations", "revaluationNanos"]
 
 
@@ -94,7 +96,7 @@ def draw_positions(data, count: int, option_share: float, seed: int, *, close: b
     per_account = min(200, len(equities) // 2, len(options) // 2) if options else len(equities) // 2
     if per_account < 1:
         raise ValueError("no active instruments to hold positions in: load reference data first")
-    accounts = [(f"BENCH-A{n:05d}", f"BENCH-M{n % 20:03d}") for n in range(max(1, -(-count // per_account)))]
+    accounts = [(f"{BENCH}A{n:05d}", f"{BENCH}M{n % 20:03d}") for n in range(max(1, -(-count // per_account)))]
     out, seen, now = [], set(), int(time.time() * 1000)
     while len(seen) < count:
         account, member = rng.choice(accounts)
