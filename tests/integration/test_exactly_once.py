@@ -10,7 +10,9 @@ import time
 import uuid
 from decimal import Decimal
 
-from confluent_kafka import Consumer, TopicPartition
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders
@@ -157,3 +159,27 @@ def test_kill_minus_nine_mid_run_loses_nothing_and_applies_nothing_twice(stack, 
             committed[member],
             realized_by[member],
         ), member
+
+
+def test_reading_back_waits_for_an_open_transaction_and_then_sees_what_was_committed_after_it(stack):
+    # A killed instance leaves its transaction open until the broker aborts it; results others committed
+    # after its first record sit behind it. Reading "to the end" must wait for them, not stop short.
+    topic = f"flowcheck-open-txn-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": stack.kafka_bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
+    try:
+        zombie = Producer({"bootstrap.servers": stack.kafka_bootstrap, "transactional.id": topic})
+        zombie.init_transactions(30)
+        zombie.begin_transaction()
+        zombie.produce(topic, key=b"undecided", value=b"1")
+        zombie.flush(30)
+        later = Producer({"bootstrap.servers": stack.kafka_bootstrap, "enable.idempotence": True})
+        later.produce(topic, key=b"committed-after", value=b"2")
+        later.flush(30)
+
+        with pytest.raises(TimeoutError):
+            read_topic(stack, topic, decode=False, timeout=3)
+        zombie.abort_transaction(30)
+        assert [m.key for m in read_topic(stack, topic, decode=False, timeout=30)] == ["committed-after"]
+    finally:
+        admin.delete_topics([topic])[topic].result()

@@ -42,7 +42,12 @@ def read_topic(
     keys: Callable[[str | None], bool] | None = None,
 ) -> list[Message]:
     """Every committed record of a topic up to its end offsets now (or `until`), in partition order;
-    only those whose key passes `keys` when given (checked before decoding, which is the slow part)."""
+    only those whose key passes `keys` when given (checked before decoding, which is the slow part).
+
+    The end is the high watermark, not the last stable offset: a record below it in a transaction still
+    open is not decided yet, so the read waits for that transaction to end. A producer that died in the
+    middle of one (a killed instance) holds the read until the broker aborts it (transaction.timeout.ms),
+    and whatever others committed after it is read then, not silently left out."""
     consumer = Consumer(
         client_conf(
             cfg,
@@ -56,9 +61,7 @@ def read_topic(
     )
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
-        ends = until or {
-            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in meta.partitions
-        }
+        ends = until or high_watermarks(cfg, topic, list(meta.partitions))
         deserializer = AvroDeserializer(registry_client(cfg)) if decode else None
         ctx = SerializationContext(topic, MessageField.VALUE)
         consumer.assign([TopicPartition(topic, p, 0) for p, end in ends.items() if end > 0])
@@ -89,6 +92,19 @@ def read_topic(
         if remaining:
             raise TimeoutError(f"{topic}: partitions {sorted(remaining)} not read to their end within {timeout} s")
         return out
+    finally:
+        consumer.close()
+
+
+def high_watermarks(cfg: Config, topic: str, partitions: list[int]) -> dict[int, int]:
+    """Each partition's high watermark. A read_committed client's watermark query answers the last stable
+    offset instead (librdkafka asks ListOffsets at the client's isolation level), which stops short of
+    everything behind an open transaction; hence a read_uncommitted client of its own."""
+    consumer = Consumer(
+        client_conf(cfg, **{"group.id": f"flowcheck-ends-{time.time_ns()}", "isolation.level": "read_uncommitted"})
+    )
+    try:
+        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
     finally:
         consumer.close()
 
