@@ -52,6 +52,20 @@ public final class MarketCalendar {
     return candidate.toInstant();
   }
 
+  /**
+   * The first close of any exchange (the listed ones and the default) strictly after {@code after}.
+   */
+  public Instant nextAnyClose(Instant after) {
+    Instant soonest = nextClose(null, after);
+    for (String exchange : closes.keySet()) {
+      Instant close = nextClose(exchange, after);
+      if (close.isBefore(soonest)) {
+        soonest = close;
+      }
+    }
+    return soonest;
+  }
+
   private static boolean weekend(DayOfWeek day) {
     return day == DayOfWeek.SATURDAY || day == DayOfWeek.SUNDAY;
   }

@@ -188,6 +188,11 @@ public final class OrderTopology {
     MarketCalendar calendar =
         new MarketCalendar(
             settings.getPairs("orders.market-close"), settings.get("orders.market-close-default"));
+    ExpiryChecks checks =
+        new ExpiryChecks(
+            calendar,
+            settings.getLong("orders.expiry-check-min-ms"),
+            settings.getLong("orders.expiry-check-max-ms"));
     topology
         .addSource(
             "orders-source", keys.deserializer(), serdes.order().deserializer(), Topics.ORDERS)
@@ -216,7 +221,7 @@ public final class OrderTopology {
             Topics.ORDER_TRIGGERS_FAST)
         .addProcessor(
             "working",
-            () -> new WorkingOrderProcessor(decider, cache),
+            () -> new WorkingOrderProcessor(decider, cache, checks),
             "commands-source",
             "triggers-source",
             "fast-triggers-source")

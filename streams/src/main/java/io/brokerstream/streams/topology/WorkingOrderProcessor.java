@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -40,19 +41,26 @@ public final class WorkingOrderProcessor
   private final OrderDecider decider;
   private final Placement placement;
   private final Function<ProcessorContext<?, ?>, ReferenceData> referenceData;
+  private final ExpiryChecks checks;
+  private ProcessorContext<String, SpecificRecord> context;
+  private Cancellable nextCheck;
+  private long checkEveryMs;
   private Ledger ledger;
   private WorkingOrders working;
   private ReferenceData ref;
 
-  public WorkingOrderProcessor(OrderDecider decider, ReferenceCache cache) {
-    this(decider, context -> new StoreReferenceData(context, cache));
+  public WorkingOrderProcessor(OrderDecider decider, ReferenceCache cache, ExpiryChecks checks) {
+    this(decider, context -> new StoreReferenceData(context, cache), checks);
   }
 
   WorkingOrderProcessor(
-      OrderDecider decider, Function<ProcessorContext<?, ?>, ReferenceData> referenceData) {
+      OrderDecider decider,
+      Function<ProcessorContext<?, ?>, ReferenceData> referenceData,
+      ExpiryChecks checks) {
     this.decider = decider;
     this.placement = new Placement(decider);
     this.referenceData = referenceData;
+    this.checks = checks;
   }
 
   @Override
@@ -60,9 +68,27 @@ public final class WorkingOrderProcessor
     ledger = new Ledger(context);
     working = new WorkingOrders(context);
     ref = referenceData.apply(context);
+    this.context = context;
     // The close is the broker's clock, not stream time: a quiet member's DAY orders expire on time
-    // too.
-    context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::expire);
+    // too. The first check comes soon and sets when the next one is due (ExpiryChecks).
+    checkIn(checks.minMs());
+  }
+
+  private void checkIn(long everyMs) {
+    if (nextCheck != null && everyMs == checkEveryMs) {
+      return; // already scheduled so
+    }
+    if (nextCheck != null) {
+      nextCheck.cancel();
+    }
+    checkEveryMs = everyMs;
+    nextCheck =
+        context.schedule(Duration.ofMillis(everyMs), PunctuationType.WALL_CLOCK_TIME, this::check);
+  }
+
+  private void check(long nowMs) {
+    expire(nowMs);
+    checkIn(checks.delayMs(nowMs, working.earliestExpiryMs()));
   }
 
   @Override

@@ -87,6 +87,13 @@ final class WorkingOrders {
     return due;
   }
 
+  /** The soonest expiry of a working order of this task, or -1 when none has one. */
+  long earliestExpiryMs() {
+    try (KeyValueIterator<String, Long> it = expiries.all()) {
+      return it.hasNext() ? it.next().value : -1;
+    }
+  }
+
   private static String expiryKey(long expiresMs, String resultKey) {
     return String.format("%019d|%s", expiresMs, resultKey);
   }

@@ -431,6 +431,24 @@ class WorkingOrdersTest {
   }
 
   @Test
+  void aDayOrderDecidedAfterItsCloseHadPassedExpiresAtTheNextCheck() {
+    // The broker's clock reads 16:00:30 in New York; no close for the next quarter hour, so the
+    // task looks for expiries only every orders.expiry-check-max-ms (10 s).
+    flow.driver.advanceWallClockTime(java.time.Duration.ofHours(6).plusSeconds(30));
+    Order late = day("A1", "EQ1", Side.BUY, 10, "95");
+    // received at 15:59:59 (a backlog read late): it rests, already past its close
+    flow.orders.pipeInput("M1", late, FlowFixture.NOW.plusSeconds(6 * 3600 - 1));
+    assertThat(flow.results.isEmpty()).isTrue();
+    flow.driver.advanceWallClockTime(java.time.Duration.ofSeconds(9));
+    assertThat(flow.results.isEmpty()).isTrue(); // the next check is not due yet
+    flow.driver.advanceWallClockTime(java.time.Duration.ofSeconds(1));
+    OrderResult expired = flow.results.readValue();
+    assertThat(expired.getOrderId()).isEqualTo(late.getOrderId());
+    assertThat(expired.getStatus()).isEqualTo(OrderStatus.EXPIRED);
+    assertThat(reserved()).isZero();
+  }
+
+  @Test
   void aDayOrderThatFillsBeforeTheCloseDoesNotExpire() {
     Order buy = day("A1", "EQ1", Side.BUY, 10, "95");
     place(buy);
