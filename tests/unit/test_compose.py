@@ -237,3 +237,14 @@ def test_the_jvms_that_compile_with_c1_alone_natively_do_so_in_compose(resolved)
     # the TaskManager shares the properties but reads neither of those two
     for name in ("kafka", "connect", "streams"):
         assert "TieredStopAtLevel" not in str(services[name].get("environment", {})), name
+
+
+def test_flinks_rest_metrics_refresh_as_often_as_natively(resolved, tmp_path):
+    # the benches read the P&L job's counters through the REST API; its cache refresh sets how fresh they are
+    from brokerstream.launcher.stack import Stack
+
+    cfg = config.load(environ={"BS_DATA_DIR": str(tmp_path)})
+    native = Stack(cfg).services["flink-jobmanager"].config()["metrics.fetcher.update-interval"]
+    assert native == "1000"
+    flink = yaml.safe_load(resolved["services"]["flink-jobmanager"]["environment"]["FLINK_PROPERTIES"])
+    assert str(flink["metrics.fetcher.update-interval"]) == native

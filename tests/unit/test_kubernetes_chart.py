@@ -223,3 +223,13 @@ def test_the_jvms_that_compile_with_c1_alone_natively_do_so_in_the_chart(docs):
     (registry,) = [d for d in of_kind(docs, "Deployment") if d["metadata"]["name"] == "brokerstream-registry"]
     env = {e["name"]: e.get("value") for e in registry["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert "-XX:TieredStopAtLevel=1" in env["JAVA_TOOL_OPTIONS"].split()
+
+
+def test_flinks_rest_metrics_refresh_as_often_as_natively(docs, tmp_path):
+    from brokerstream.common import config
+    from brokerstream.launcher.stack import Stack
+
+    native = Stack(config.load(environ={"BS_DATA_DIR": str(tmp_path)})).services["flink-jobmanager"].config()
+    (job,) = of_kind(docs, "FlinkDeployment")
+    key = "metrics.fetcher.update-interval"
+    assert job["spec"]["flinkConfiguration"][key] == native[key] == "1000"

@@ -9,6 +9,7 @@ stop the other one for a run and put things back after.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from brokerstream.common.config import ROOT, Config
 
 APPS = ("streams", "baseline")
 STREAMS_GROUP = "brokerstream-orders"  # the streams app's application id
+# the launcher's metrics.fetcher.update-interval (1 s) and time for the refresh it sets off to land
+METRICS_REFRESH_S = 1.5
 NAMES = APPS
 BASELINE_DEFAULTS = ROOT / "baseline" / "src" / "main" / "resources" / "baseline-defaults.properties"
 
@@ -118,7 +121,12 @@ class Architecture:
             job = flink.live(PNL_JOB)
             if job is None:
                 return 0
-            # the REST API lists a counter only once its metric fetcher has seen it
+            # The JobManager answers from its metrics cache and refreshes it after answering, at most once per
+            # metrics.fetcher.update-interval: a single ask reads what the previous one set off. So ask, wait
+            # out that refresh, ask again: the count as of the first ask. (The REST API also lists a counter
+            # only once its fetcher has seen it.)
+            flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"])
+            time.sleep(METRICS_REFRESH_S)
             return int(flink.metric_sum(job.job_id, "revalue", ["positionsRevalued"]).get("positionsRevalued", 0))
         from brokerstream.launcher.layout import Layout
         from brokerstream.launcher.services.baseline import Baseline
