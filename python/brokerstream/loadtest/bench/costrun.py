@@ -337,7 +337,10 @@ def run(
         (tick_windows if kind == "ticks" else order_windows)()
 
     # Idle again at the end: right after a start the stack is not idle (compilation, log cleaning, restores),
-    # and what it spends then is no order's or tick's. Each service's idle is the lower of the two.
+    # and what it spends then is no order's or tick's. Each service's idle is the lower of the two. Only once
+    # every group has taken in what the last window and the closing of the bench's positions wrote: the P&L
+    # job and the sinks still at it would read as idle, and every figure above idle would read too low.
+    _settle(cfg, ALL_GROUPS, settle)
     progress(f"[cost] idle again: {idle_seconds:.0f} s")
     a = meter.read()
     time.sleep(idle_seconds)
