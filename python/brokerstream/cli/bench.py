@@ -160,12 +160,32 @@ def bench_cost(cfg, args) -> int:
         tick_rate=_or(args.tick_rate, 1000),
         seconds=_or(args.duration, 30),
         positions=_or(args.positions, 20_000),
-        repeats=args.repeats,
+        repeats=_or(args.repeats, 1),
         ticks_first=args.ticks_first,
     )
     for line in result.lines():
         print(f"[cost] {line}")
     costrun.store(cfg, result)
+    return 0
+
+
+def bench_floors(cfg, args) -> int:
+    # the parts of an order's path measured alone, each a floor of what it can cost
+    from brokerstream.loadtest.bench import costrun, floors
+
+    rates = [float(r) for r in args.rates.split(",")] if args.rates else [1000.0]
+    parts = args.parts.split(",") if args.parts else None
+    result = floors.run(
+        cfg,
+        rates=rates,
+        seconds=_or(args.duration, 30),
+        repeats=_or(args.repeats, 3),
+        parts=parts,
+        budget=costrun.load_budget(),
+    )
+    for line in result.lines():
+        print(f"[floors] {line}")
+    floors.store(cfg, result)
     return 0
 
 
@@ -205,6 +225,7 @@ def bench_gateway(cfg, args) -> int:
 BENCHES = {
     "system": bench_system,
     "cost": bench_cost,
+    "floors": bench_floors,
     "drain": bench_drain,
     "book": bench_book,
     "gateway": bench_gateway,
@@ -232,7 +253,7 @@ def add_commands(sub) -> None:
         "bench",
         help="benchmarks that print figures: `system` (the whole stack under stepped load), "
         "`cost` (CPU, requests, records and rows per order and per tick against the "
-        "budget), "
+        "budget), `floors` (the parts of an order's path measured alone: what each costs at least), "
         "`drain` (prefill, then drain), `gateway`, `hostile` (the hostile-member soak), "
         "`sink` (Postgres lag), "
         "`pnl` (revaluation), `pricing` (American puts: accuracy, valuations/s; "
@@ -274,9 +295,10 @@ def add_commands(sub) -> None:
     s.add_argument(
         "--rates",
         help="system: order rates of the steps, comma separated "
-        "(default 500,1000,2000,5000,10000,20000,30000,40000,50000)",
+        "(default 500,1000,2000,5000,10000,20000,30000,40000,50000); floors: the rates measured (1000)",
     )
     s.add_argument("--step-seconds", type=float, help="system: seconds per step (30)")
+    s.add_argument("--parts", help="floors: the parts to measure, comma separated (http,http1,flow: all of them)")
     s.add_argument(
         "--http-max",
         type=float,
@@ -330,8 +352,9 @@ def add_commands(sub) -> None:
     s.add_argument(
         "--repeats",
         type=int,
-        default=1,
-        help="cost: windows of each kind on the one stack, printed with their median and range (1)",
+        default=None,
+        help="cost: windows of each kind on the one stack, printed with their median and range (1); "
+        "floors: windows of each part and rate (3)",
     )
     s.add_argument(
         "--ticks-first",

@@ -1,0 +1,131 @@
+"""The floors bench's arithmetic: per-part medians above the part's own idle, the streams process's floor as an
+HTTP part's JVM plus the flow part's against the budget, windows that measured something else refused, and the
+rows stored."""
+
+import pytest
+
+from brokerstream.common import config
+from brokerstream.loadtest.bench import cost, floors
+
+
+def window(cores: dict[str, float], rate: float, seconds: float = 10.0, requests: float = 0.0, records: float = 0.0):
+    """A window of `rate` orders/s for `seconds`, each service at `cores`."""
+    per_second = {("requests", "Produce"): requests * rate, ("records", "bsfloor.results"): records * rate}
+    return cost.Cost("w", "order", rate * seconds, seconds, dict(cores), {k: v for k, v in per_second.items() if v})
+
+
+def idle(cores: dict[str, float]):
+    return cost.Cost("idle", "second", 15, 15, dict(cores), {})
+
+
+def part(name, idle_cores, windows_by_rate):
+    return floors.PartResult(name, idle(idle_cores), windows_by_rate)
+
+
+def test_a_parts_figure_is_the_median_window_above_its_own_idle():
+    p = part(
+        "flow",
+        {"floor": 0.02, "kafka": 0.07},
+        {
+            1000.0: [
+                window({"floor": 0.12, "kafka": 0.17}, 1000, requests=0.4, records=3.0),
+                window({"floor": 0.14, "kafka": 0.20}, 1000, requests=0.3, records=3.2),
+                window({"floor": 0.22, "kafka": 0.19}, 1000, requests=0.5, records=3.1),
+            ]
+        },
+    )
+    m = p.medians(1000.0)
+    assert m["floor"] == pytest.approx(120.0)  # (0.14 - 0.02) cores / 1,000 orders/s
+    assert m["kafka"] == pytest.approx(120.0)
+    assert p.ranges(1000.0, "floor") == pytest.approx((100.0, 200.0))
+    assert p.count(1000.0, "requests") == pytest.approx(0.4)
+    assert p.count(1000.0, "records") == pytest.approx(3.1)
+
+
+def test_the_streams_processs_floor_adds_the_edge_to_the_flow_and_says_which_budget_it_breaks():
+    result = floors.FloorsResult(
+        "r",
+        None,
+        [
+            part("http", {"floor": 0.0, "kafka": 0.05}, {1000.0: [window({"floor": 0.10, "kafka": 0.05}, 1000)]}),
+            part("flow", {"floor": 0.0, "kafka": 0.05}, {1000.0: [window({"floor": 0.05, "kafka": 0.09}, 1000)]}),
+        ],
+        {},
+        {"orders": {"cpu_us": {"streams": 110, "kafka": 50, "total": 250}}},
+    )
+    (line,) = result.summary()
+    assert "streams process 150 us per order (http 100 + flow 50) (budget 110: ABOVE)" in line
+    assert "kafka 40 (budget 50: under)" in line
+    assert "the two 190 (the whole order's budget 250: under)" in line
+
+
+def test_no_summary_without_the_flow_part_or_at_a_rate_only_one_part_ran():
+    http = part("http", {"floor": 0.0}, {1000.0: [window({"floor": 0.1}, 1000)]})
+    assert floors.FloorsResult("r", None, [http], {}).summary() == []
+    flow = part("flow", {"floor": 0.0}, {2000.0: [window({"floor": 0.1}, 2000)]})
+    assert floors.FloorsResult("r", None, [http, flow], {}).summary() == []
+
+
+def test_every_window_is_printed_with_its_range_and_counts():
+    p = part(
+        "flow", {"floor": 0.01, "kafka": 0.02}, {1000.0: [window({"floor": 0.11, "kafka": 0.12}, 1000, requests=0.37)]}
+    )
+    lines = floors.FloorsResult("r", None, [p], {}).lines()
+    assert "ALONE" in lines[0]
+    text = "\n".join(lines)
+    assert "its JVM 100 us per order (100-100; JIT 0)" in text
+    assert "broker requests 0.37" in text
+
+
+@pytest.mark.parametrize(
+    "part_name, answer",
+    [
+        ("flow", {"sent": 100, "processed": 99}),
+        ("http", {"sent": 100, "errors": {"timeout": 1}, "results": {"in_flight": 0}}),
+        ("http1", {"sent": 100, "errors": {}, "results": {"in_flight": 3}}),
+    ],
+)
+def test_a_window_that_left_orders_unanswered_is_refused(part_name, answer):
+    with pytest.raises(RuntimeError):
+        floors.check_window(part_name, answer)
+
+
+def test_a_window_that_answered_every_order_is_kept():
+    floors.check_window("flow", {"sent": 100, "processed": 100})
+    floors.check_window("http", {"sent": 100, "errors": {}, "results": {"in_flight": 0}})
+
+
+@pytest.mark.parametrize("kwargs", [{"parts": ["flow", "grpc"]}, {"repeats": 0}])
+def test_unknown_parts_and_no_windows_are_refused_before_anything_starts(kwargs):
+    with pytest.raises(ValueError):
+        floors.run(config.load(), rates=[1000.0], **kwargs)
+
+
+def test_the_flow_parts_settings_are_the_stacks_broker_and_partitions(tmp_path):
+    cfg = config.load()
+    text = floors.flow_settings(cfg, tmp_path / "f.properties").read_text()
+    assert f"kafka.bootstrap={cfg.kafka_bootstrap}" in text.splitlines()
+    assert f"floor.partitions={cfg['BS_TOPIC_PARTITIONS']}" in text.splitlines()
+
+
+def test_stored_rows_number_each_parts_idle_then_its_windows():
+    result = floors.FloorsResult(
+        "r",
+        None,
+        [
+            part("http", {"floor": 0.0}, {1000.0: [window({"floor": 0.1}, 1000), window({"floor": 0.2}, 1000)]}),
+            part("flow", {"floor": 0.0}, {1000.0: [window({"floor": 0.1}, 1000)]}),
+        ],
+        {},
+    )
+    rows = floors.cost_rows(result)
+    steps = sorted({(r[1], r[2]) for r in rows})
+    assert steps == [
+        (1, "floor-http-idle"),
+        (2, "floor-http"),
+        (3, "floor-http"),
+        (4, "floor-flow-idle"),
+        (5, "floor-flow"),
+    ]
+    cpu = {r[1]: r[7] for r in rows if r[5] == "cpu_us"}
+    assert cpu[3] == pytest.approx(200.0)
