@@ -129,3 +129,28 @@ def test_stored_rows_number_each_parts_idle_then_its_windows():
     ]
     cpu = {r[1]: r[7] for r in rows if r[5] == "cpu_us"}
     assert cpu[3] == pytest.approx(200.0)
+
+
+def test_a_changed_flow_setting_replaces_the_default_and_is_printed(tmp_path):
+    text = floors.flow_settings(config.load(), tmp_path / "f.properties", {"commit.interval.ms": "250"}).read_text()
+    assert "commit.interval.ms=250" in text.splitlines()
+    p = part("flow", {"floor": 0.0}, {1000.0: [window({"floor": 0.1}, 1000)]})
+    lines = floors.FloorsResult("r", None, [p], {"flow_settings": {"commit.interval.ms": "250"}}).lines()
+    assert any("changed from the order flow's: commit.interval.ms=250" in line for line in lines)
+
+
+@pytest.mark.parametrize("pair", ["commit.interval.ms", "=5", "commit.interval.ms="])
+def test_a_flow_setting_is_key_equals_value(pair):
+    with pytest.raises(ValueError):
+        floors.parse_settings([pair])
+    assert floors.parse_settings(["a=1", " b = 2 "]) == {"a": "1", "b": "2"}
+
+
+def test_the_command_line_takes_parts_rates_and_repeated_flow_settings():
+    from brokerstream.cli import bench, build_parser
+
+    args = build_parser().parse_args(
+        ["bench", "floors", "--parts", "flow", "--rates", "1000,3000", "--flow-setting", "a=1", "--flow-setting", "b=2"]
+    )
+    assert args.which == "floors" and bench.BENCHES["floors"] is bench.bench_floors
+    assert args.flow_setting == ["a=1", "b=2"] and args.parts == "flow" and args.repeats is None

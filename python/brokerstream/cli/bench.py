@@ -182,6 +182,7 @@ def bench_floors(cfg, args) -> int:
         repeats=_or(args.repeats, 3),
         parts=parts,
         budget=costrun.load_budget(),
+        flow_overrides=floors.parse_settings(args.flow_setting or []),
     )
     for line in result.lines():
         print(f"[floors] {line}")
@@ -299,6 +300,13 @@ def add_commands(sub) -> None:
     )
     s.add_argument("--step-seconds", type=float, help="system: seconds per step (30)")
     s.add_argument("--parts", help="floors: the parts to measure, comma separated (http,http1,flow: all of them)")
+    s.add_argument(
+        "--flow-setting",
+        action="append",
+        metavar="KEY=VALUE",
+        help="floors: one of the order flow's settings changed for the flow part (commit.interval.ms=250, "
+        "gateway.linger-ms=20, ...); repeatable",
+    )
     s.add_argument(
         "--http-max",
         type=float,

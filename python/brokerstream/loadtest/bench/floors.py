@@ -93,8 +93,13 @@ class FloorsResult:
             f"run {self.run_id}: each part measured ALONE on the running stack's broker (every other service up "
             "and idle): a floor of what that part can cost, not a figure of the stack",
         ]
+        changed = self.settings.get("flow_settings") or {}
         for p in self.parts:
             out.append(f"{p.part}: {PARTS[p.part]}")
+            if p.part == "flow" and changed:
+                out.append(
+                    "  its settings changed from the order flow's: " + ", ".join(f"{k}={v}" for k, v in changed.items())
+                )
             out.append(
                 f"  idle with its JVM started: {FLOOR} {p.idle.cpu_cores.get(FLOOR, 0.0):.3f} cores, "
                 f"kafka {p.idle.cpu_cores.get('kafka', 0.0):.3f}"
@@ -209,21 +214,29 @@ class FloorProcess:
             self.proc.wait(10)
 
 
-def flow_settings(cfg: Config, path: Path) -> Path:
+def flow_settings(cfg: Config, path: Path, overrides: dict[str, str] | None = None) -> Path:
     """The app's settings for the flow part: the stack's broker and registry, the flow topics' partitions;
-    everything else the order flow's defaults."""
-    path.write_text(
-        "\n".join(
-            [
-                f"kafka.bootstrap={cfg.kafka_bootstrap}",
-                f"registry.url={cfg.registry_url}",
-                f"floor.partitions={cfg['BS_TOPIC_PARTITIONS']}",
-                f"stream.threads={cfg['BS_STREAMS_THREADS']}",
-                "",
-            ]
-        )
-    )
+    everything else the order flow's defaults, but for `overrides` (the app's keys: commit.interval.ms, ...)."""
+    values = {
+        "kafka.bootstrap": cfg.kafka_bootstrap,
+        "registry.url": cfg.registry_url,
+        "floor.partitions": cfg["BS_TOPIC_PARTITIONS"],
+        "stream.threads": cfg["BS_STREAMS_THREADS"],
+        **(overrides or {}),
+    }
+    path.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
     return path
+
+
+def parse_settings(pairs: list[str]) -> dict[str, str]:
+    """`KEY=VALUE` pairs, as `--flow-setting` takes them."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"a flow setting is KEY=VALUE, not {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def check_window(part: str, answer: dict) -> None:
@@ -245,6 +258,7 @@ def run(
     repeats: int = 3,
     parts: list[str] | None = None,
     idle_seconds: float = 15,
+    flow_overrides: dict[str, str] | None = None,
     warmup_seconds: float = 20,
     seed: int = 31,
     budget: dict | None = None,
@@ -261,13 +275,20 @@ def run(
     run_id = f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     started = dt.datetime.now(dt.timezone.utc)
     data = pgload.read(cfg) if any(p != "flow" for p in parts) else None
-    sitting = _Sitting(cfg, CpuGroups.of(cfg), data, seed, idle_seconds, warmup_seconds, progress)
+    sitting = _Sitting(cfg, CpuGroups.of(cfg), data, seed, idle_seconds, warmup_seconds, progress, flow_overrides)
     results = [sitting.measure(part, rates, seconds, repeats) for part in parts]
     return FloorsResult(
         run_id,
         started,
         results,
-        {"rates": rates, "seconds": seconds, "repeats": repeats, "parts": parts, "idle_seconds": idle_seconds},
+        {
+            "rates": rates,
+            "seconds": seconds,
+            "repeats": repeats,
+            "parts": parts,
+            "idle_seconds": idle_seconds,
+            "flow_settings": flow_overrides or {},
+        },
         budget,
     )
 
@@ -283,10 +304,13 @@ class _Sitting:
     idle_seconds: float
     warmup_seconds: float
     progress: object
+    flow_overrides: dict[str, str] | None = None
 
     def measure(self, part: str, rates: list[float], seconds: float, repeats: int) -> PartResult:
         with tempfile.TemporaryDirectory(prefix="bsfloor-") as tmp:
-            settings = flow_settings(self.cfg, Path(tmp) / "floor.properties") if part == "flow" else None
+            settings = (
+                flow_settings(self.cfg, Path(tmp) / "floor.properties", self.flow_overrides) if part == "flow" else None
+            )
             self.progress(f"[floors] {part}: starting its JVM")
             port = self.cfg.gateway_port(1) + 90  # beside the stack's ports, never one of them
             floor = FloorProcess(self.cfg, part, self.cpu, port, settings)
