@@ -154,3 +154,18 @@ def test_the_command_line_takes_parts_rates_and_repeated_flow_settings():
     )
     assert args.which == "floors" and bench.BENCHES["floors"] is bench.bench_floors
     assert args.flow_setting == ["a=1", "b=2"] and args.parts == "flow" and args.repeats is None
+
+
+def test_requests_are_printed_by_api_key_largest_first():
+    w = cost.Cost("w", "order", 1000, 1, {"floor": 0.1}, {("requests", "Produce"): 300.0, ("requests", "Fetch"): 50.0})
+    p = part("flow", {"floor": 0.0}, {1000.0: [w]})
+    assert p.by_name(1000.0, "requests") == {"Produce": 0.3, "Fetch": 0.05}
+    assert "    requests per order: Produce 0.300, Fetch 0.050" in floors.FloorsResult("r", None, [p], {}).lines()
+
+
+def test_the_idle_stacks_own_requests_are_not_the_parts():
+    w = cost.Cost("w", "order", 1000, 1, {"floor": 0.1}, {("requests", "Fetch"): 150.0, ("requests", "Produce"): 80.0})
+    quiet = cost.Cost("idle", "second", 15, 15, {"floor": 0.0}, {("requests", "Fetch"): 100.0})
+    p = floors.PartResult("flow", quiet, {1000.0: [w]})
+    assert p.by_name(1000.0, "requests") == pytest.approx({"Produce": 0.08, "Fetch": 0.05})
+    assert p.count(1000.0, "requests") == pytest.approx(0.13)

@@ -72,9 +72,25 @@ class PartResult:
         values = [c.us_per_unit(self.idle).get(service, 0.0) for c in self.windows[rate]]
         return min(values), max(values)
 
+    def _above_idle(self, c: cost.Cost, kind: str) -> dict[str, float]:
+        # the idle stack's own requests (its consumers' fetches, about 100 a second) are not the part's
+        rate = max(c.rate, 1e-9)
+        base = self.idle.per_second
+        return {
+            name: max(0.0, v - base.get((k, name), 0.0)) / rate for (k, name), v in c.per_second.items() if k == kind
+        }
+
+    def by_name(self, rate: float, kind: str, top: int = 4) -> dict[str, float]:
+        """The median of the windows' per-order count of `kind` above idle by API key or topic, the largest
+        `top`."""
+        per = [self._above_idle(c, kind) for c in self.windows[rate]]
+        names = {n for u in per for n in u}
+        medians = {n: median([u.get(n, 0.0) for u in per]) for n in names}
+        return dict(sorted(((n, m) for n, m in medians.items() if m > 0), key=lambda kv: -kv[1])[:top])
+
     def count(self, rate: float, kind: str) -> float:
-        """The median of the windows' per-order count of `kind` (requests, records, bytes)."""
-        return median([c.total_per_unit(kind) for c in self.windows[rate]])
+        """The median of the windows' per-order count of `kind` (requests, records, bytes) above idle."""
+        return median([sum(self._above_idle(c, kind).values()) for c in self.windows[rate]])
 
 
 @dataclass
@@ -115,9 +131,12 @@ class FloorsResult:
                     f"  {rate:,.0f} orders/s, {n} window{'s' if n > 1 else ''} (median, range): "
                     f"its JVM {m.get(FLOOR, 0.0):,.0f} us per order ({lo:,.0f}-{hi:,.0f}; JIT {jit:,.0f}), "
                     f"kafka {m.get('kafka', 0.0):,.0f} ({klo:,.0f}-{khi:,.0f}), the rest of the stack {rest:,.0f}; "
-                    f"broker requests {p.count(rate, 'requests'):.2f}, records {p.count(rate, 'records'):.2f}, "
-                    f"bytes {p.count(rate, 'bytes'):,.0f} per order"
+                    f"above idle: broker requests {p.count(rate, 'requests'):.2f}, "
+                    f"records {p.count(rate, 'records'):.2f}, bytes {p.count(rate, 'bytes'):,.0f} per order"
                 )
+                requests = p.by_name(rate, "requests")
+                if requests:
+                    out.append("    requests per order: " + ", ".join(f"{k} {v:.3f}" for k, v in requests.items()))
         out += self.summary()
         return out
 
