@@ -169,3 +169,11 @@ def test_the_idle_stacks_own_requests_are_not_the_parts():
     p = floors.PartResult("flow", quiet, {1000.0: [w]})
     assert p.by_name(1000.0, "requests") == pytest.approx({"Produce": 0.08, "Fetch": 0.05})
     assert p.count(1000.0, "requests") == pytest.approx(0.13)
+
+
+def test_the_parts_idle_keeps_the_lower_of_two_readings_of_cpu_and_of_requests():
+    a = cost.Cost("idle", "second", 15, 15, {"floor": 0.02, "kafka": 0.05}, {("requests", "Fetch"): 90.0})
+    b = cost.Cost("idle", "second", 15, 15, {"floor": 0.01, "kafka": 0.08}, {("requests", "Fetch"): 120.0})
+    idle = floors.idle_of(a, b)
+    assert idle.cpu_cores == {"floor": 0.01, "kafka": 0.05}
+    assert idle.per_second == {("requests", "Fetch"): 90.0}

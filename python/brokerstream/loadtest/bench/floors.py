@@ -258,6 +258,13 @@ def parse_settings(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def idle_of(a: cost.Cost, b: cost.Cost) -> cost.Cost:
+    """The part's idle: each service's CPU and each broker counter's rate at the lower of two readings."""
+    idle = lowest(a, b)
+    idle.per_second = {k: min(a.per_second.get(k, v), v) for k, v in b.per_second.items()}
+    return idle
+
+
 def check_window(part: str, answer: dict) -> None:
     """A window whose orders were not all answered (http) or processed (flow) measured something else."""
     if part == "flow":
@@ -354,7 +361,7 @@ class _Sitting:
                     for n in range(1, repeats + 1):
                         self.progress(f"[floors] {part}: {rate:,.0f} orders/s for {seconds:.0f} s ({n} of {repeats})")
                         windows[rate].append(load.window(rate, seconds, f"{part} at {rate:,.0f}/s ({n} of {repeats})"))
-                return PartResult(part, lowest(first_idle, self._idle(part, meter)), windows)
+                return PartResult(part, idle_of(first_idle, self._idle(part, meter)), windows)
             finally:
                 if client:
                     client.close()
