@@ -1,6 +1,5 @@
 """Reference data into the real Postgres, orders and ticks into the real Kafka."""
 
-import datetime as dt
 import time
 import uuid
 
@@ -17,20 +16,19 @@ from brokerstream.gen.orders import OrderGenerator
 from brokerstream.gen.produce import produce_orders, produce_ticks
 from brokerstream.gen.ticks import TickGenerator
 
-AS_OF = dt.date(2026, 11, 22)
-
 
 @pytest.fixture(scope="module")
-def loaded(stack):
-    data = refdata.generate("tiny", 42, AS_OF)
-    pgload.load(stack, data, replace=True, progress=lambda _: None)
-    return data
+def loaded(world):
+    """The session's reference data (tiny, seed 42, as of today), which the session loaded. Loading other
+    data here, even the same seed as of another day (other maturities), would leave the later tests
+    valuing and trading instruments their `world` does not describe."""
+    return world
 
 
 def test_loading_the_same_data_again_is_a_no_op_and_other_data_needs_replace(stack, loaded):
     assert pgload.load(stack, loaded).startswith("already loaded")
     with pytest.raises(pgload.LoadConflict, match="--replace"):
-        pgload.load(stack, refdata.generate("tiny", 43, AS_OF))
+        pgload.load(stack, refdata.generate("tiny", 43, loaded.as_of))
     with psycopg.connect(stack.postgres_dsn()) as conn:
         assert conn.execute("SELECT count(*) FROM instruments").fetchone()[0] == len(loaded.instruments)
 

@@ -47,12 +47,27 @@ def _place_buy(gw, account: str, instrument: str, quantity: int, **terms) -> str
     return resp.json()["order_id"]
 
 
+def _held(gw, account: str, instrument: str) -> dict | None:
+    return next(
+        (p for p in gw.get(f"/accounts/{account}/positions").json()["positions"] if p["instrument_id"] == instrument),
+        None,
+    )
+
+
+def _buy_to_long(gw, account: str, instrument: str, quantity: int) -> Decimal:
+    """A market buy that leaves the account long by at least `quantity`: the load tests trade every account
+    and instrument, so a position may start short; its fill price."""
+    held = _held(gw, account, instrument)
+    short = max(0, -held["quantity"]) if held else 0
+    result = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=quantity + short)
+    assert result["status"] == "ACCEPTED", result
+    return Decimal(result["fill_price"])
+
+
 def _reserved_for_buy(gw, account: str, instrument: str, bought: int, quantity: int, level: Decimal) -> Decimal:
     """What a working buy of `quantity` at `level` reserves: the position at its new average cost (rounded
     half-even to whole micros) less what it commits now. Not simply quantity x level, since the averages round."""
-    held = next(
-        p for p in gw.get(f"/accounts/{account}/positions").json()["positions"] if p["instrument_id"] == instrument
-    )
+    held = _held(gw, account, instrument)
     q0, avg0 = held["quantity"], Decimal(held["avg_cost"])
     assert q0 >= bought, held  # it bought this many just now and sells none
     avg1 = ((q0 * avg0 + quantity * level) / (q0 + quantity)).quantize(Decimal("0.000001"), rounding=ROUND_HALF_EVEN)
@@ -73,7 +88,7 @@ def test_a_stop_order_is_listed_amended_cancelled_and_its_statement_comes_from_p
     gw = gateway_for(M1)
     account = _account(world, M1)
     started = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=5)
-    price = Decimal(gw.order(account_id=account, instrument_id=LIFECYCLE_EQUITY, side="BUY", quantity=2)["fill_price"])
+    price = _buy_to_long(gw, account, LIFECYCLE_EQUITY, 2)
     stop = (price * Decimal("1.2")).quantize(Decimal("0.01"))
     order_id = _place_buy(gw, account, LIFECYCLE_EQUITY, 3, stop_price=str(stop), time_in_force="GTC")
 
@@ -219,7 +234,7 @@ def test_a_day_order_still_working_at_its_exchanges_close_expires_and_releases_w
         launcher(env, "up", "--no-install", "streams")
         gw = gateway_for(M2)
         account = _account(world, M2)
-        price = Decimal(gw.order(account_id=account, instrument_id=equity, side="BUY", quantity=1)["fill_price"])
+        price = _buy_to_long(gw, account, equity, 1)
         limit = (price * Decimal("0.5")).quantize(Decimal("0.01"))
         order_id = _place_buy(gw, account, equity, 4, limit_price=str(limit), time_in_force="DAY")
         assert dt.datetime.now(dt.timezone.utc) < close_at, "placed after the close: the restart took too long"
