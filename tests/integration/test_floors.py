@@ -35,8 +35,8 @@ def test_each_floor_part_does_its_work_alone_and_leaves_no_topics(stack, world):
     records = flow.by_name(300.0, "records", top=10)
     assert 0.9 <= records.get(floors_topic("orders"), 0.0) <= 1.1, records  # the gateway's producer: no markers
     # the stream thread writes transactionally: besides a record per order, at most one commit marker per
-    # partition per commit (the flow's 100 ms commit interval, the floor's 4 partitions)
-    markers = (1000 / 100) * 4 / 300.0
+    # partition per commit (the flow's 100 ms commit interval; the floor's topics have the flow topics' partitions)
+    markers = (1000 / 100) * int(stack["BS_TOPIC_PARTITIONS"]) / 300.0
     for topic in (floors_topic("results"), floors_topic("positions")):
         assert 0.9 <= records.get(topic, 0.0) <= 1.1 + markers, records
     assert flow.count(300.0, "requests") > 0
