@@ -72,8 +72,12 @@ CREATE TABLE IF NOT EXISTS positions (
   version       bigint NOT NULL,
   updated_ts    timestamptz NOT NULL,
   synced_at     timestamptz,
+  cost_basis    numeric(24, 6),
   PRIMARY KEY (account_id, instrument_id)
 );
+-- What the open units cost, summed exactly (avg_cost is it over |quantity|, rounded half-even; without the
+-- multiplier). Tables of before get the column; their rows have none until they trade again.
+ALTER TABLE positions ADD COLUMN IF NOT EXISTS cost_basis numeric(24, 6);
 -- A fill rewrites its position's row. With room left on each page the new version stays on the old one's
 -- page and no index changes (a heap-only update); on full pages every update also inserted into the three
 -- indexes (about two in five updates did, bloating them as the table aged). Set here for new and older
@@ -131,8 +135,9 @@ CREATE OR REPLACE VIEW pnl_positions AS
 SELECT 'POSITION'::text AS scope, p.member_id, p.account_id, p.instrument_id, p.underlying_id, p.quantity,
        m.underlying_price, m.mark_price,
        p.quantity * p.multiplier * m.mark_price AS market_value,
-       p.quantity * p.multiplier * p.avg_cost AS cost_basis,
-       p.quantity * p.multiplier * (m.mark_price - p.avg_cost) AS unrealized_pnl,
+       sign(p.quantity) * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS cost_basis,
+       p.quantity * p.multiplier * m.mark_price
+         - sign(p.quantity) * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS unrealized_pnl,
        1 AS positions, m.window_end, m.computed_ts, m.first_tick_ts,
        greatest(p.synced_at, m.synced_at) AS synced_at
 FROM positions p JOIN instrument_marks m ON m.instrument_id = p.instrument_id

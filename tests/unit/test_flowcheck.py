@@ -27,6 +27,14 @@ def test_buys_average_and_a_sell_realizes_against_the_average():
     assert (qty, avg, realized) == (20, Decimal("103.000000"), Decimal("140"))
 
 
+def test_adds_keep_their_exact_cost_so_a_position_sold_out_realizes_what_its_fills_moved():
+    # 1 at 1 micro and 1 at 2: the average (1.5 micros) rounds to 2, the cost stays 3 micros
+    orders = [order(0, 0, "o1", "BUY", 1), order(0, 1, "o2", "BUY", 1), order(0, 2, "o3", "SELL", 2)]
+    fills = dict([fill("o1", "0.000001"), fill("o2", "0.000002"), fill("o3", "0.000002")])
+    assert replay_positions(orders, fills)["A1|EQ1"] == (0, Decimal(0), Decimal("0.000001"))
+    assert replay_positions(orders[:2], fills)["A1|EQ1"] == (2, Decimal("0.000002"), Decimal(0))
+
+
 def test_a_retry_books_once_and_an_order_without_a_fill_books_nothing():
     orders = [order(0, 0, "o1", "BUY", 10), order(0, 1, "o1", "BUY", 10), order(0, 2, "o2", "BUY", 5)]
     fills = dict([fill("o1", "100")])

@@ -263,11 +263,12 @@ def replay_positions(
     """Positions from the orders, in the order the flow took them (per partition, by offset), with
     each accepted order's fill (price, multiplier) by result_key(member, order id):
     {account|instrument: (quantity, avg cost, realized)}. A retry (a later record of the same member
-    and order id) books nothing. The same arithmetic as the flow's, in exact decimals: half-even
-    averages to the micro. Records at `elsewhere` (partition, offset) were decided and booked by the
+    and order id) books nothing. The same arithmetic as the flow's, in exact decimals: each position's
+    cost basis kept exact, a partial close taking its share of it rounded half-even to the micro, the
+    average cost it over the open quantity, rounded the same way. Records at `elsewhere` (partition, offset) were decided and booked by the
     other architecture (a baseline drain on the same stack) and are not the flow's."""
     micro = Decimal("0.000001")
-    book: dict[str, tuple[int, Decimal, Decimal]] = {}
+    costs: dict[str, tuple[int, Decimal, Decimal]] = {}  # quantity, exact cost of the open units, realized
     decided: set[str] = set()
     for msg in sorted(orders, key=lambda m: (m.partition, m.offset)):
         o = msg.value
@@ -279,16 +280,20 @@ def replay_positions(
         decided.add(order)
         price, multiplier = fills[order]
         key = f"{o['account_id']}|{o['instrument_id']}"
-        q0, a0, realized = book.get(key, (0, Decimal(0), Decimal(0)))
+        q0, cost0, realized = costs.get(key, (0, Decimal(0), Decimal(0)))
         d = o["quantity"] if o["side"] == "BUY" else -o["quantity"]
         q1 = q0 + d
         if q0 == 0 or (q0 > 0) == (d > 0):
-            avg = ((a0 * abs(q0) + price * abs(d)) / abs(q1)).quantize(micro, rounding="ROUND_HALF_EVEN")
-            book[key] = (q1, avg, realized)
+            costs[key] = (q1, cost0 + price * abs(d), realized)
         else:
             closed = min(abs(d), abs(q0))
-            per_unit = price - a0 if q0 > 0 else a0 - price
-            realized += per_unit * closed * multiplier
-            avg = Decimal(0) if q1 == 0 else (a0 if (q1 > 0) == (q0 > 0) else price)
-            book[key] = (q1, avg, realized)
+            share = cost0 if closed == abs(q0) else (cost0 * closed / abs(q0)).quantize(micro, rounding="ROUND_HALF_EVEN")
+            proceeds = price * closed
+            realized += (proceeds - share if q0 > 0 else share - proceeds) * multiplier
+            cost1 = Decimal(0) if q1 == 0 else (cost0 - share if (q1 > 0) == (q0 > 0) else price * abs(q1))
+            costs[key] = (q1, cost1, realized)
+    book: dict[str, tuple[int, Decimal, Decimal]] = {}
+    for key, (q, cost, realized) in costs.items():
+        avg = Decimal(0) if q == 0 else (cost / abs(q)).quantize(micro, rounding="ROUND_HALF_EVEN")
+        book[key] = (q, avg.quantize(micro), realized)
     return book

@@ -16,8 +16,12 @@ CREATE TABLE IF NOT EXISTS ${schema}.mono_positions (
   avg_cost       numeric(18, 6) NOT NULL,
   realized_pnl   numeric(24, 6) NOT NULL,
   version        bigint NOT NULL,
+  cost_basis     numeric(30, 6),
   PRIMARY KEY (account_id, instrument_id)
 );
+-- What the open units cost, summed exactly (avg_cost is it over |quantity|, rounded): tables of before get
+-- the column, and their rows are taken at avg_cost x |quantity| until they trade.
+ALTER TABLE ${schema}.mono_positions ADD COLUMN IF NOT EXISTS cost_basis numeric(30, 6);
 -- The thesis's index: a tick revalues every position in its instrument.
 CREATE INDEX IF NOT EXISTS mono_positions_by_instrument ON ${schema}.mono_positions (instrument_id);
 -- The risk check aggregates over a member's positions.

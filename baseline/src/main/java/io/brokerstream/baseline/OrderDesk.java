@@ -32,21 +32,21 @@ final class OrderDesk implements AutoCloseable {
           + "fill_price, realized_pnl, processed_ts, closed_quantity, closed_avg_cost FROM %s.mono_orders "
           + "WHERE member_id = ? AND order_id = ?";
   private static final String POSITION =
-      "SELECT quantity, avg_cost, realized_pnl, version FROM %s.mono_positions "
+      "SELECT quantity, avg_cost, realized_pnl, version, multiplier, cost_basis FROM %s.mono_positions "
           + "WHERE account_id = ? AND instrument_id = ?";
 
   /** The risk check's one query: what the member has committed at cost, realized, and deposited. */
   private static final String RISK =
-      "SELECT coalesce(sum(abs(quantity) * avg_cost * multiplier), 0), "
+      "SELECT coalesce(sum(coalesce(cost_basis, abs(quantity) * avg_cost) * multiplier), 0), "
           + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?) "
           + "FROM %s.mono_positions WHERE member_id = ?";
 
   private static final String BOOK_POSITION =
       "INSERT INTO %s.mono_positions AS p (account_id, instrument_id, member_id, "
-          + "underlying_id, multiplier, quantity, avg_cost, realized_pnl, version) "
-          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, instrument_id) DO UPDATE SET "
-          + "quantity = excluded.quantity, avg_cost = excluded.avg_cost, realized_pnl = excluded.realized_pnl, "
-          + "version = excluded.version";
+          + "underlying_id, multiplier, quantity, avg_cost, realized_pnl, version, cost_basis) "
+          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, instrument_id) DO UPDATE SET "
+          + "multiplier = excluded.multiplier, quantity = excluded.quantity, avg_cost = excluded.avg_cost, "
+          + "realized_pnl = excluded.realized_pnl, version = excluded.version, cost_basis = excluded.cost_basis";
   private static final String BOOK_CASH =
       "INSERT INTO %s.mono_cash AS c (account_id, moved) VALUES (?, ?) "
           + "ON CONFLICT (account_id) DO UPDATE SET moved = c.moved + excluded.moved";
@@ -202,13 +202,17 @@ final class OrderDesk implements AutoCloseable {
     position.setString(1, accountId);
     position.setString(2, instrumentId);
     try (ResultSet r = position.executeQuery()) {
-      return r.next()
-          ? new PositionState(
-              r.getLong(1),
-              Micros.of(r.getBigDecimal(2)),
-              Micros.of(r.getBigDecimal(3)),
-              r.getLong(4))
-          : PositionState.FLAT;
+      if (!r.next()) {
+        return PositionState.FLAT;
+      }
+      long quantity = r.getLong(1);
+      long realized = Micros.of(r.getBigDecimal(3));
+      // rows booked before the cost basis was kept are taken at their average cost
+      return r.getBigDecimal(6) == null
+          ? PositionState.atAverage(
+              quantity, Micros.of(r.getBigDecimal(2)), realized, r.getLong(4), r.getInt(5))
+          : new PositionState(
+              quantity, Micros.of(r.getBigDecimal(6)), realized, r.getLong(4), r.getInt(5));
     }
   }
 
@@ -236,6 +240,7 @@ final class OrderDesk implements AutoCloseable {
     bookPosition.setBigDecimal(7, Micros.toDecimal(p.avgCost()));
     bookPosition.setBigDecimal(8, Micros.toDecimal(p.realized()));
     bookPosition.setLong(9, p.version());
+    bookPosition.setBigDecimal(10, Micros.toDecimal(p.costBasis()));
     bookPosition.executeUpdate();
     bookCash.setString(1, order.getAccountId());
     bookCash.setBigDecimal(2, Micros.toDecimal(fill.cashDelta()));

@@ -71,7 +71,8 @@ class PnlRecordSchemaTest {
                     BigDecimal.ZERO.setScale(6),
                     4L,
                     Instant.ofEpochMilli(1),
-                    new BigDecimal("750.000000")))
+                    new BigDecimal("750.000000"),
+                    new BigDecimal("7.500000")))
             .get(0);
     assertThat(position.underlyingId).isEqualTo("EQ1");
     assertThat(position.quantity).isEqualTo(-3);

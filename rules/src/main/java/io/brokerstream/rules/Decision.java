@@ -10,7 +10,8 @@ public sealed interface Decision {
   /**
    * A fill: its price per unit, the position and member risk after it, the P&L it realized (with
    * the quantity it closed and their average cost) and how it moves the account's cash (all
-   * micros).
+   * micros); whether its opening leg adds exposure (opens, adds to or flips the position), which is
+   * what buying power bounds.
    */
   record Filled(
       long fillPrice,
@@ -21,6 +22,7 @@ public sealed interface Decision {
       long realized,
       long closedQuantity,
       long closedAvgCost,
-      long cashDelta)
+      long cashDelta,
+      boolean addsExposure)
       implements Decision {}
 }

@@ -22,9 +22,9 @@ import java.time.ZoneOffset;
  * <p>Time is the broker's: when it received the order (its append time in the orders topic) decides
  * expiry and time to maturity, never the client's own timestamp.
  *
- * <p>Buying power (a member's, across its accounts): deposited cash + realized P&L + credit limit.
- * It must cover the value committed to open positions at cost after the fill, whenever the fill
- * raises that value; a fill that only reduces exposure is always allowed.
+ * <p>Buying power is {@link BuyingPower}'s rule: a fill whose opening leg adds exposure must leave
+ * the value committed at cost, with what working orders reserve, within the member's buying power
+ * after the P&L the fill itself realizes; a fill that only reduces or closes is always allowed.
  */
 public final class OrderDecider {
   private final OptionPricer pricer;
@@ -202,7 +202,9 @@ public final class OrderDecider {
               + " short");
     }
 
-    int multiplier = instrument.getMultiplier();
+    // An open position trades at the multiplier it was booked with, in the decision as in the
+    // member's totals; a flat one at the instrument's.
+    int multiplier = position.quantity() != 0 ? position.multiplier() : instrument.getMultiplier();
     try {
       PositionMath.Trade trade = PositionMath.apply(position, signed, fill, multiplier);
       long committed =
@@ -210,12 +212,16 @@ public final class OrderDecider {
               Math.subtractExact(risk.committed(), PositionMath.exposure(position, multiplier)),
               PositionMath.exposure(trade.after(), multiplier));
       long realized = Math.addExact(risk.realized(), trade.realized());
-      if (committed > risk.committed()) {
-        long power =
-            Math.addExact(
-                Math.addExact(ref.depositedCash(member.getMemberId()), realized),
-                Micros.of(member.getCreditLimit()));
-        if (Math.addExact(committed, reserved) > power) {
+      boolean adds = PositionMath.addsExposure(position.quantity(), signed);
+      if (adds) {
+        BuyingPower power =
+            new BuyingPower(
+                    ref.depositedCash(member.getMemberId()),
+                    Micros.of(member.getCreditLimit()),
+                    risk.realized(),
+                    0)
+                .afterRealizing(trade.realized());
+        if (power.available(committed, reserved) < 0) {
           return reject(
               ReasonCode.INSUFFICIENT_BUYING_POWER,
               "member "
@@ -226,7 +232,10 @@ public final class OrderDecider {
                       ? " with " + Micros.format(reserved) + " reserved for working orders"
                       : "")
                   + " against buying power "
-                  + Micros.format(power));
+                  + Micros.format(power.total())
+                  + (trade.realized() != 0
+                      ? " (after the " + Micros.format(trade.realized()) + " this fill realizes)"
+                      : ""));
         }
       }
       long cashDelta = -Math.multiplyExact(Micros.times(fill, signed), multiplier);
@@ -239,7 +248,8 @@ public final class OrderDecider {
           trade.realized(),
           trade.closedQuantity(),
           trade.closedAvgCost(),
-          cashDelta);
+          cashDelta,
+          adds);
     } catch (ArithmeticException overflow) {
       return reject(
           ReasonCode.INSUFFICIENT_BUYING_POWER, "order value beyond what any account can hold");

@@ -46,7 +46,7 @@ class OrderDeciderTest {
           "EQ2", equity("EQ2", "DELISTED", 1),
           "EQ3", equity("EQ3", "ACTIVE", 1),
           "BIG", equity("BIG", "ACTIVE", 1_000_000),
-          "C100", option("C100", "EQ1", "CALL", "100", TODAY.plusDays(30)),
+          "C100", option("C100", "EQ1", "CALL", "100", TODAY.plusDays(30), 100),
           "C_OLD", option("C_OLD", "EQ1", "CALL", "100", TODAY.minusDays(1)),
           "C_LAST", option("C_LAST", "EQ1", "CALL", "100", TODAY),
           "C_FAR", option("C_FAR", "EQ1", "CALL", "1000", TODAY),
@@ -198,9 +198,122 @@ class OrderDeciderTest {
     assertThat(filled.risk().committed()).as(what).isEqualTo(Micros.parse(committedAfter));
   }
 
+  /**
+   * The one risk rule at every fill a member can choose: M1 has 10,000 of buying power. A fill
+   * whose opening leg adds exposure is checked against what is left after the P&L it realizes; one
+   * that only reduces is never refused.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '#',
+      nullValues = "-",
+      value = {
+        // what                                                  # held # avg  # price # side # qty
+        // # reserved # expected                  # committed after
+        "a flip after a loss pays for the loss first             # 90   # 100  # 50    # SELL # 250 # 0        # INSUFFICIENT_BUYING_POWER # -",
+        "a flip after a loss within what the loss leaves          # 90   # 100  # 50    # SELL # 200 # 0        # FILLED                    # 5500",
+        "the last micro a flip after a loss may open              # 90   # 100  # 50    # SELL # 201 # 0        # INSUFFICIENT_BUYING_POWER # -",
+        "a flip after a gain may use the gain                     # 90   # 100  # 150   # SELL # 186 # 0        # FILLED                    # 14400",
+        "a flip after a gain beyond it                            # 90   # 100  # 150   # SELL # 187 # 0        # INSUFFICIENT_BUYING_POWER # -",
+        "a flip counts what working orders hold                   # 90   # 100  # 50    # SELL # 200 # 0.000001 # INSUFFICIENT_BUYING_POWER # -",
+        "a partial close at a loss is never refused               # 90   # 100  # 1     # SELL # 50  # 0        # FILLED                    # 4000",
+        "closing at a loss is never refused, whatever is reserved # 90   # 100  # 1     # SELL # 90  # 9999     # FILLED                    # 0",
+        "covering a short at a loss is never refused              # -90  # 100  # 200   # BUY  # 90  # 0        # FILLED                    # 0",
+        "adding to a short up to the buying power                 # -50  # 100  # 100   # SELL # 50  # 0        # FILLED                    # 10000",
+        "a short flipped long pays for its loss first             # -90  # 100  # 120   # BUY  # 159 # 0        # INSUFFICIENT_BUYING_POWER # -",
+        "a short flipped long within what the loss leaves         # -90  # 100  # 120   # BUY  # 158 # 0        # FILLED                    # 8160",
+      })
+  void buyingPowerIsCheckedAfterTheFillsOwnPnl(
+      String what,
+      long held,
+      String avg,
+      String price,
+      Side side,
+      long quantity,
+      String reserved,
+      String expected,
+      String committedAfter) {
+    PositionState position = PositionState.atAverage(held, Micros.parse(avg), 0, 1, 1);
+    Order order = order("A5", "EQ1", side, quantity).build();
+
+    Decision decision =
+        decider.decide(
+            order,
+            "M1",
+            RECEIVED,
+            REF,
+            position,
+            riskOf(position),
+            Micros.parse(price),
+            Micros.parse(reserved));
+
+    if ("FILLED".equals(expected)) {
+      assertThat(decision).as(what).isInstanceOf(Decision.Filled.class);
+      assertThat(((Decision.Filled) decision).risk().committed())
+          .as(what)
+          .isEqualTo(Micros.parse(committedAfter));
+    } else {
+      assertThat(decision).as(what).isInstanceOf(Decision.Rejected.class);
+      assertThat(((Decision.Rejected) decision).reason())
+          .as(what + ": " + ((Decision.Rejected) decision).detail())
+          .isEqualTo(ReasonCode.valueOf(expected));
+    }
+  }
+
+  /**
+   * An option commits its premium x multiplier; a position open at one multiplier keeps it, in the
+   * decision as in the totals, whatever the instrument says now.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '#',
+      value = {
+        // what                                                   # held # booked mult # qty #
+        // expected  # committed after
+        "a contract commits price x 100                            # 0    # 0           # 1   # FILLED    # 500",
+        "twenty contracts are the whole buying power               # 0    # 0           # 20  # FILLED    # 10000",
+        "one more is beyond it                                     # 0    # 0           # 21  # INSUFFICIENT_BUYING_POWER # 0",
+        "a position booked at 10 adds at 10                        # 10   # 10          # 10  # FILLED    # 1000",
+        "a position booked at 10 sells out at 10 and frees it all  # 10   # 10          # -10 # FILLED    # 0",
+      })
+  void optionsCommitTheirMultiplier(
+      String what,
+      long held,
+      int bookedMultiplier,
+      long quantity,
+      String expected,
+      String committedAfter) {
+    long premium = Micros.parse("5");
+    PositionState position = PositionState.atAverage(held, premium, 0, 1, bookedMultiplier);
+    Order order =
+        order("A5", "C100", quantity > 0 ? Side.BUY : Side.SELL, Math.abs(quantity)).build();
+
+    Decision decision =
+        decider.decide(
+            order,
+            "M1",
+            RECEIVED,
+            REF,
+            position,
+            new RiskState(PositionMath.exposure(position), 0),
+            premium,
+            0);
+
+    if ("FILLED".equals(expected)) {
+      Decision.Filled fill = (Decision.Filled) decision;
+      assertThat(fill.risk().committed()).as(what).isEqualTo(Micros.parse(committedAfter));
+      assertThat(fill.multiplier()).as(what).isEqualTo(held == 0 ? 100 : bookedMultiplier);
+      assertThat(fill.position().multiplier()).as(what).isEqualTo(fill.multiplier());
+    } else {
+      assertThat(((Decision.Rejected) decision).reason())
+          .as(what)
+          .isEqualTo(ReasonCode.valueOf(expected));
+    }
+  }
+
   /** A position of {@code held} bought at 100: it commits held x 100 of the member's power. */
   private static PositionState heldAt100(long held) {
-    return new PositionState(held, held == 0 ? 0 : Micros.parse("100"), 0, 1);
+    return PositionState.atAverage(held, held == 0 ? 0 : Micros.parse("100"), 0, 1, 1);
   }
 
   private static RiskState riskOf(PositionState position) {
@@ -241,7 +354,17 @@ class OrderDeciderTest {
 
   private static Instrument option(
       String id, String underlying, String type, String strike, LocalDate maturity) {
-    return Instrument.newBuilder(equity(id, "ACTIVE", 1))
+    return option(id, underlying, type, strike, maturity, 1);
+  }
+
+  private static Instrument option(
+      String id,
+      String underlying,
+      String type,
+      String strike,
+      LocalDate maturity,
+      int multiplier) {
+    return Instrument.newBuilder(equity(id, "ACTIVE", multiplier))
         .setInstrumentType("OPTION")
         .setUnderlyingId(underlying)
         .setUnderlyingSymbol(underlying)

@@ -61,4 +61,22 @@ public final class Micros {
         .divide(BigDecimal.valueOf(quantity), 0, RoundingMode.HALF_EVEN)
         .longValueExact();
   }
+
+  /**
+   * {@code part} of {@code whole} units' share of {@code totalMicros}, rounded half-even to the
+   * micro (the cost of the units a fill closes out of an open position's cost basis). Exact for
+   * every long input: the product is taken in BigDecimal.
+   */
+  public static long share(long totalMicros, long part, long whole) {
+    if (whole <= 0 || part < 0 || part > whole) {
+      throw new IllegalArgumentException("a share of " + part + " in " + whole);
+    }
+    if (part == whole) {
+      return totalMicros;
+    }
+    return BigDecimal.valueOf(totalMicros)
+        .multiply(BigDecimal.valueOf(part))
+        .divide(BigDecimal.valueOf(whole), 0, RoundingMode.HALF_EVEN)
+        .longValueExact();
+  }
 }

@@ -131,6 +131,7 @@ final class FastCoders {
     out.writeLong(p.getVersion());
     out.writeLong(millis(p.getUpdatedTs()));
     money(out, p.getCash());
+    money(out, p.getCostBasis());
   }
 
   private static void writeOrder(Order o, Encoder out) throws IOException {
@@ -176,6 +177,7 @@ final class FastCoders {
     p.setVersion(in.readLong());
     p.setUpdatedTs(Instant.ofEpochMilli(in.readLong()));
     p.setCash(readMoney(in));
+    p.setCostBasis(readMoney(in));
     return p;
   }
 

@@ -106,6 +106,7 @@ class FastCodersTest {
               .setVersion(rng.nextLong())
               .setUpdatedTs(ts())
               .setCash(money())
+              .setCostBasis(money())
               .build());
     }
   }
@@ -211,6 +212,7 @@ class FastCodersTest {
     e.writeBytes(new byte[] {0});
     e.writeLong(1);
     e.writeLong(0);
+    e.writeBytes(new byte[] {0});
     e.writeBytes(new byte[] {0});
     e.flush();
     return out.toByteArray();

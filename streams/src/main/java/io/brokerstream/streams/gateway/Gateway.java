@@ -9,6 +9,7 @@ import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.BuyingPower;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.AppSettings;
@@ -700,6 +701,7 @@ public final class Gateway implements AutoCloseable {
       p.put("instrument_id", kv.key);
       p.put("quantity", state.quantity());
       p.put("avg_cost", Micros.format(state.avgCost()));
+      p.put("cost_basis", Micros.format(state.costBasis()));
       p.put("realized_pnl", Micros.format(state.realized()));
       p.put("version", state.version());
     }
@@ -735,16 +737,20 @@ public final class Gateway implements AutoCloseable {
       node.put("cash", Micros.format(accountCash));
     }
     long credit = Micros.of(m.getCreditLimit());
-    long power = deposited + risk.realized() + credit;
+    long reserved = queries.reserved(where, memberId);
+    // the decision's own rule: what it would check an order against, reservations included
+    BuyingPower power = new BuyingPower(deposited, credit, risk.realized(), 0);
     body.put("member_id", memberId);
     body.put("status", m.getStatus());
     body.put("credit_limit", Micros.format(credit));
     body.put("deposited_cash", Micros.format(deposited));
     body.put("cash", Micros.format(cash));
     body.put("realized_pnl", Micros.format(risk.realized()));
+    body.put("unrealized_loss", Micros.format(power.unrealizedLoss()));
     body.put("committed", Micros.format(risk.committed()));
-    body.put("buying_power", Micros.format(power));
-    body.put("available", Micros.format(power - risk.committed()));
+    body.put("reserved", Micros.format(reserved));
+    body.put("buying_power", Micros.format(power.total()));
+    body.put("available", Micros.format(power.available(risk.committed(), reserved)));
     body.set("accounts", accounts);
     send(call, 200, body);
   }

@@ -106,6 +106,12 @@ final class Queries {
     return r == null ? RiskState.NONE : r;
   }
 
+  /** What the member's working orders hold of its buying power (micros). */
+  long reserved(KeyQueryMetadata meta, String memberId) {
+    Long r = this.<Long>partitionStore(StoreNames.MEMBER_RESERVED, meta.partition()).get(memberId);
+    return r == null ? 0 : r;
+  }
+
   long cashDelta(KeyQueryMetadata meta, String accountId) {
     return cashOf(positions(meta, accountId));
   }

@@ -120,6 +120,7 @@ final class Ledger {
             .setMultiplier(fill.multiplier())
             .setQuantity(fill.position().quantity())
             .setAvgCost(Micros.toDecimal(fill.position().avgCost()))
+            .setCostBasis(Micros.toDecimal(fill.position().costBasis()))
             .setRealizedPnl(Micros.toDecimal(fill.position().realized()))
             .setVersion(fill.position().version())
             .setUpdatedTs(now)

@@ -5,6 +5,7 @@ import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.avro.Side;
 import io.brokerstream.avro.TimeInForce;
 import io.brokerstream.money.Micros;
+import io.brokerstream.rules.BuyingPower;
 import io.brokerstream.rules.Decision;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.PositionState;
@@ -18,7 +19,8 @@ import java.time.Instant;
  * a DAY or GTC stop order rests until a tick touches its stop, and is decided now (as the market
  * order it becomes) when the price already touches it. Either rests only if it could fill at its
  * level (its limit, or its stop): the decision is run there, so short rules and buying power are
- * checked at placement, and it holds what that fill would add to the member's committed value.
+ * checked at placement, and it holds what that fill would take from the member's available buying
+ * power ({@link BuyingPower#hold}).
  */
 final class Placement {
   sealed interface Outcome {}
@@ -85,7 +87,8 @@ final class Placement {
       return new Rests(
           level,
           stop,
-          Math.max(0, fill.risk().committed() - risk.committed()),
+          BuyingPower.hold(
+              fill.addsExposure(), fill.risk().committed() - risk.committed(), fill.realized()),
           fill.underlyingId());
     }
     return new Now(atLevel);

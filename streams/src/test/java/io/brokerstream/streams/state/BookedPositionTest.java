@@ -26,6 +26,7 @@ class BookedPositionTest {
         .setMultiplier(1)
         .setQuantity(s.quantity())
         .setAvgCost(Micros.toDecimal(s.avgCost()))
+        .setCostBasis(Micros.toDecimal(s.costBasis()))
         .setRealizedPnl(Micros.toDecimal(s.realized()))
         .setVersion(s.version())
         .setUpdatedTs(Instant.ofEpochMilli(1_700_000_000_000L))
@@ -37,10 +38,13 @@ class BookedPositionTest {
   void aStoredPositionKeepsItsFiguresAndCashToTheMicroThroughItsChangelogRecord() {
     for (BookedPosition p :
         new BookedPosition[] {
-          new BookedPosition(new PositionState(30, 102_220_000, 0, 2), -3_066_600_000L),
-          new BookedPosition(new PositionState(-15, 105_000_000, 50_000_001, 7), 1_575_000_001L),
-          new BookedPosition(new PositionState(0, 0, -1, 1), 999_999_999_999_999_999L),
-          new BookedPosition(new PositionState(1, 1, 0, 1), -999_999_999_999_999_999L),
+          new BookedPosition(PositionState.atAverage(30, 102_220_000, 0, 2, 1), -3_066_600_000L),
+          new BookedPosition(
+              PositionState.atAverage(-15, 105_000_000, 50_000_001, 7, 1), 1_575_000_001L),
+          new BookedPosition(PositionState.atAverage(0, 0, -1, 1, 1), 999_999_999_999_999_999L),
+          new BookedPosition(PositionState.atAverage(1, 1, 0, 1, 1), -999_999_999_999_999_999L),
+          // a cost basis no average states exactly: 3 units that cost 10 micros
+          new BookedPosition(new PositionState(3, 10, 0, 2, 1), -10),
         }) {
       byte[] record =
           stored.serializer().serialize(Topics.POSITIONS, position(p.state(), p.cash()));
@@ -50,6 +54,18 @@ class BookedPositionTest {
       assertThat(BookedPosition.of(stored.deserializer().deserialize(Topics.POSITIONS, record)))
           .isEqualTo(p);
     }
+  }
+
+  @Test
+  void aPositionWrittenBeforeCostBasesWereKeptIsTakenAtItsAverageCost() {
+    Position old =
+        Position.newBuilder(position(PositionState.atAverage(-15, 105_000_000, 0, 7, 100), 0))
+            .setMultiplier(100)
+            .setCostBasis(Micros.toDecimal(0))
+            .build();
+
+    assertThat(BookedPosition.of(old).state())
+        .isEqualTo(new PositionState(-15, 1_575_000_000L, 0, 7, 100));
   }
 
   @Test

@@ -99,7 +99,7 @@ class FastTriggersTest {
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.events.isEmpty()).isTrue();
     assertThat(flow.position("A1", "EQ1"))
-        .isEqualTo(new PositionState(10, FlowFixture.micros("94.5"), 0, 1));
+        .isEqualTo(PositionState.atAverage(10, FlowFixture.micros("94.5"), 0, 1, 1));
     assertThat(reserved()).isZero();
   }
 
@@ -116,7 +116,7 @@ class FastTriggersTest {
     assertThat(flow.results.isEmpty()).isTrue();
     assertThat(flow.events.isEmpty()).isTrue();
     assertThat(flow.position("A1", "EQ1"))
-        .isEqualTo(new PositionState(10, FlowFixture.micros("95"), 0, 1));
+        .isEqualTo(PositionState.atAverage(10, FlowFixture.micros("95"), 0, 1, 1));
     assertThat(
             flow.driver
                 .getKeyValueStore(StoreNames.OPEN_ORDERS)

@@ -26,7 +26,8 @@ class PositionsTest {
     flow.buy("A1", "EQ1", 10); // open 10 @ 100
     flow.price("EQ1", "103.33");
     flow.buy("A1", "EQ1", 20); // add 20 @ 103.33 -> avg (1000 + 2066.6) / 30
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(30, m("102.22"), 0, 2));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(PositionState.atAverage(30, m("102.22"), 0, 2, 1));
     assertThat(flow.cash("A1")).isEqualTo(-m("3066.6"));
 
     flow.price("EQ1", "110");
@@ -35,13 +36,14 @@ class PositionsTest {
     assertThat(reduce.getClosedQuantity()).isEqualTo(12);
     assertThat(reduce.getClosedAvgCost()).isEqualTo(FlowFixture.money("102.22"));
     assertThat(flow.position("A1", "EQ1"))
-        .isEqualTo(new PositionState(18, m("102.22"), m("93.36"), 3));
+        .isEqualTo(PositionState.atAverage(18, m("102.22"), m("93.36"), 3, 1));
 
     flow.price("EQ1", "90");
     var close = flow.sell("A1", "EQ1", 18); // realizes 18 x (90 - 102.22)
     assertThat(close.getRealizedPnl()).isEqualTo(FlowFixture.money("-219.96"));
     assertThat(close.getClosedQuantity()).isEqualTo(18);
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(0, 0, m("-126.6"), 4));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(PositionState.atAverage(0, 0, m("-126.6"), 4, 1));
     assertThat(flow.risk("M1").committed()).isZero();
     assertThat(flow.risk("M1").realized()).isEqualTo(m("-126.6"));
     // cash: -3066.6 + 1320 + 1620
@@ -69,7 +71,8 @@ class PositionsTest {
     // a flip closes only what was held; the rest opens the other side
     assertThat(flip.getClosedQuantity()).isEqualTo(10);
     assertThat(flip.getClosedAvgCost()).isEqualTo(FlowFixture.money("100"));
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-15, m("105"), m("50"), 2));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(PositionState.atAverage(-15, m("105"), m("50"), 2, 1));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1575"));
 
     flow.price("EQ1", "95");
@@ -77,11 +80,13 @@ class PositionsTest {
     assertThat(cover.getRealizedPnl()).isEqualTo(FlowFixture.money("50"));
     assertThat(cover.getClosedQuantity()).isEqualTo(5);
     assertThat(cover.getClosedAvgCost()).isEqualTo(FlowFixture.money("105"));
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(-10, m("105"), m("100"), 3));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(PositionState.atAverage(-10, m("105"), m("100"), 3, 1));
     var flipBack = flow.buy("A1", "EQ1", 30); // closes 10 (+100), opens long 20 @ 95
     assertThat(flipBack.getRealizedPnl()).isEqualTo(FlowFixture.money("100"));
     assertThat(flipBack.getClosedQuantity()).isEqualTo(10);
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(20, m("95"), m("200"), 4));
+    assertThat(flow.position("A1", "EQ1"))
+        .isEqualTo(PositionState.atAverage(20, m("95"), m("200"), 4, 1));
     assertThat(flow.risk("M1").committed()).isEqualTo(m("1900"));
   }
 

@@ -137,7 +137,7 @@ class WorkingOrdersTest {
     assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("95"));
     assertThat(fill.getIngestTs()).isEqualTo(FlowFixture.NOW.plusMillis(1)); // when it was placed
     assertThat(events()).containsExactly(OrderEventType.TRIGGERED);
-    assertThat(flow.position("A1", "EQ1")).isEqualTo(new PositionState(10, m("95"), 0, 1));
+    assertThat(flow.position("A1", "EQ1")).isEqualTo(PositionState.atAverage(10, m("95"), 0, 1, 1));
     assertThat(reserved()).isZero();
     assertThat(working(buy.getOrderId())).isNull();
     assertThat(bookSize()).isZero();
