@@ -88,6 +88,7 @@ CREATE TABLE positions (
   version BIGINT NOT NULL,
   updated_ts TIMESTAMP(3) NOT NULL,
   cash DECIMAL(18, 6) NOT NULL,
+  cost_basis DECIMAL(18, 6) NOT NULL,
   kafka_partition INT METADATA FROM 'partition' VIRTUAL,
   kafka_offset BIGINT METADATA FROM 'offset' VIRTUAL
 ) WITH (
@@ -134,6 +135,7 @@ CREATE TABLE pnl_members (
   window_end TIMESTAMP(3) NOT NULL,
   computed_ts TIMESTAMP(3) NOT NULL,
   first_tick_ts TIMESTAMP(3),
+  unrealized_loss DECIMAL(18, 6) NOT NULL,
   kafka_partition INT METADATA FROM 'partition' VIRTUAL,
   kafka_offset BIGINT METADATA FROM 'offset' VIRTUAL
 ) WITH (

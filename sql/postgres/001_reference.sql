@@ -14,6 +14,43 @@ CREATE TABLE IF NOT EXISTS members (
 );
 -- Keys moved to api_keys (one member, many keys, each revocable).
 ALTER TABLE members DROP COLUMN IF EXISTS api_key_sha256;
+-- Pre-trade controls (the market access rule's): a member's trading state, set by an operator, and its
+-- limits per order and per second; null limits fall back to the broker's. Appended in the order of
+-- Member.avsc's fields.
+ALTER TABLE members ADD COLUMN IF NOT EXISTS trading_state text NOT NULL DEFAULT 'ACTIVE'
+  CHECK (trading_state IN ('ACTIVE', 'REDUCING', 'HALTED'));
+ALTER TABLE members ADD COLUMN IF NOT EXISTS max_order_quantity bigint CHECK (max_order_quantity > 0);
+ALTER TABLE members ADD COLUMN IF NOT EXISTS max_order_notional numeric(18, 6) CHECK (max_order_notional > 0);
+ALTER TABLE members ADD COLUMN IF NOT EXISTS max_orders_per_second integer
+  CHECK (max_orders_per_second > 0 AND max_orders_per_second <= 1000000);
+-- Every change of a member's trading state, with who made it and why (`./brokerstream members state` sets
+-- brokerstream.operator and brokerstream.reason for its transaction).
+CREATE TABLE IF NOT EXISTS member_state_changes (
+  member_id   text NOT NULL,
+  from_state  text,
+  to_state    text NOT NULL,
+  operator    text NOT NULL,
+  reason      text,
+  changed_at  timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX IF NOT EXISTS member_state_changes_by_member ON member_state_changes (member_id, changed_at);
+CREATE OR REPLACE FUNCTION brokerstream_member_state_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.trading_state IS DISTINCT FROM OLD.trading_state THEN
+    INSERT INTO member_state_changes (member_id, from_state, to_state, operator, reason)
+    VALUES (NEW.member_id, CASE WHEN TG_OP = 'UPDATE' THEN OLD.trading_state END, NEW.trading_state,
+            coalesce(nullif(current_setting('brokerstream.operator', true), ''), current_user),
+            nullif(current_setting('brokerstream.reason', true), ''));
+  END IF;
+  RETURN NEW;
+END $$;
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgname = 'members_record_their_state') THEN
+    CREATE TRIGGER members_record_their_state AFTER INSERT OR UPDATE OF trading_state ON members
+      FOR EACH ROW EXECUTE FUNCTION brokerstream_member_state_change();
+  END IF;
+END $$;
 
 -- API keys: only their SHA-256 is stored (a key is 256 random bits, shown once when issued). Debezium
 -- carries every change to ref.api-keys, which each gateway instance holds whole: a revocation is
@@ -66,6 +103,28 @@ CREATE TABLE IF NOT EXISTS equity_starts (
   start_price   numeric(18, 6) NOT NULL CHECK (start_price > 0),
   volatility    double precision NOT NULL CHECK (volatility > 0)
 );
+-- A model input must be a number a model can use: NaN passes `> 0` (Postgres sorts NaN above every
+-- number), and so does Infinity. Volatility lies in (0, 10] (1,000 % a year), a contract's multiplier in
+-- [1, 1,000,000], a strike in (0, 1,000,000] (orders.max-price). The same bounds the order flow checks
+-- (rules/.../ReferenceChecks.java) for a record written around Postgres.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'equity_starts_volatility_is_a_volatility') THEN
+    ALTER TABLE equity_starts ADD CONSTRAINT equity_starts_volatility_is_a_volatility
+      CHECK (volatility > 0 AND volatility <= 10);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'equity_starts_start_price_is_a_price') THEN
+    ALTER TABLE equity_starts ADD CONSTRAINT equity_starts_start_price_is_a_price
+      CHECK (start_price <= 1000000);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'instruments_multiplier_is_a_multiplier') THEN
+    ALTER TABLE instruments ADD CONSTRAINT instruments_multiplier_is_a_multiplier
+      CHECK (multiplier <= 1000000);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_constraint WHERE conname = 'instruments_strike_is_a_price') THEN
+    ALTER TABLE instruments ADD CONSTRAINT instruments_strike_is_a_price CHECK (strike <= 1000000);
+  END IF;
+END $$;
 
 -- What the reference data generator loaded: makes `refdata load` idempotent.
 CREATE TABLE IF NOT EXISTS refdata_loads (

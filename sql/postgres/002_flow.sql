@@ -60,6 +60,31 @@ CREATE TABLE IF NOT EXISTS order_events (
 CREATE INDEX IF NOT EXISTS order_events_by_order ON order_events (member_id, order_id, ts);
 CREATE INDEX IF NOT EXISTS order_events_by_account ON order_events (account_id, ts);
 
+-- Every halt and resumption of an equity's trading (prices.status): by the price band, the feed's confirmed
+-- level or an operator; rows never change. The latest per equity is its state (view instrument_status).
+CREATE TABLE IF NOT EXISTS instrument_status_changes (
+  instrument_id       text NOT NULL,
+  state               text NOT NULL,
+  reason              text,
+  detail              text,
+  changed_by          text NOT NULL,
+  since_ts            timestamptz NOT NULL,
+  reference_price     numeric(18, 6),
+  held_price          numeric(18, 6),
+  ts                  timestamptz NOT NULL,
+  __connect_topic     text NOT NULL,
+  __connect_partition integer NOT NULL,
+  __connect_offset    bigint NOT NULL,
+  synced_at           timestamptz,
+  PRIMARY KEY (__connect_topic, __connect_partition, __connect_offset)
+);
+CREATE INDEX IF NOT EXISTS instrument_status_changes_by_instrument ON instrument_status_changes (instrument_id, ts);
+CREATE OR REPLACE VIEW instrument_status AS
+SELECT DISTINCT ON (instrument_id) instrument_id, state, reason, detail, changed_by, since_ts, reference_price,
+       held_price, ts
+FROM instrument_status_changes
+ORDER BY instrument_id, ts DESC, __connect_partition DESC, __connect_offset DESC;
+
 CREATE TABLE IF NOT EXISTS positions (
   account_id    text NOT NULL,
   member_id     text NOT NULL,

@@ -10,7 +10,8 @@ from brokerstream.loadtest.bench import sink as sink_bench
 
 # The raw orders topic is not synced: order_results holds each order with its outcome, one row per order.
 # Unrealized P&L reaches Postgres as marks only: views add positions up (pnl_positions, pnl_accounts, pnl_members).
-SYNCED = {"order-results", "order-events", POSITIONS, "pnl.equity-marks"}
+# Halts and resumptions (prices.status) are kept as a history, a row per record.
+SYNCED = {"order-results", "order-events", POSITIONS, "pnl.equity-marks", "prices.status"}
 SINK = "io.brokerstream.connect.postgres.PostgresSinkConnector"
 KAFKA_KEY = ["__connect_topic", "__connect_partition", "__connect_offset"]
 DDL = (ROOT / "sql" / "postgres" / "002_flow.sql").read_text()
@@ -46,7 +47,7 @@ def test_every_synced_topic_has_exactly_one_sink_and_each_sink_topic_is_in_the_c
 def test_each_sink_writes_tables_the_ddl_creates():
     created = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", DDL))
     tables = {_table_of(s, t) for s in _sinks() for t in s.config["topics"].split(",")}
-    assert tables == {"order_results", "order_events", "positions", "equity_marks"}
+    assert tables == {"order_results", "order_events", "positions", "equity_marks", "instrument_status_changes"}
     assert tables <= created
     for view in ("pnl_positions", "pnl_accounts", "pnl_members"):
         assert f"CREATE OR REPLACE VIEW {view} AS" in DDL
@@ -74,11 +75,12 @@ def test_each_sink_upserts_by_its_tables_primary_key():
     assert _primary_key("order_events") == KAFKA_KEY  # many rows per order: each record its own row
     orders = next(s for s in _sinks() if s.name == "sink-orders")
     assert orders.config["conflict.order_events"] == "nothing"  # an event's row never changes
+    assert orders.config["conflict.instrument_status_changes"] == "nothing"
 
 
 def test_what_the_order_flow_writes_is_one_sink_and_one_transaction_per_batch():
     orders = next(s for s in _sinks() if s.name == "sink-orders")
-    assert set(orders.config["topics"].split(",")) == {"order-results", POSITIONS, "order-events"}
+    assert set(orders.config["topics"].split(",")) == {"order-results", POSITIONS, "order-events", "prices.status"}
     owner = {t: s.name for s in _sinks() for t in s.config["topics"].split(",")}
     assert owner[POSITIONS] != owner["pnl.equity-marks"]  # the P&L's cadence never holds the orders' back
 

@@ -24,6 +24,8 @@ def _routes() -> dict[str, set[str]]:
                 if path.startswith("^/members")
                 else "accountId"
                 if path.startswith("^/accounts")
+                else "instrumentId"
+                if path.startswith("^/instruments")
                 else "orderId"
             )
             path = path.strip("^$").replace("([^/]+)", "{" + var + "}")

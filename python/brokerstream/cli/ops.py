@@ -81,7 +81,72 @@ def cmd_sql(cfg, args) -> int:
     return 0
 
 
+def cmd_prices(cfg, args) -> int:
+    from brokerstream.ops import controls
+
+    if args.action == "status":
+        rows = controls.status_history(cfg, args.instrument)
+        if not rows:
+            print(f"{args.instrument}: trading (no halt recorded)")
+            return 0
+        for ts, state, reason, by, ref, held, detail in rows:
+            print(
+                f"{ts:%Y-%m-%d %H:%M:%S} {state:<8} {reason or '':<10} by {by:<12} reference {ref} held {held}"
+                + (f"  {detail}" if detail else "")
+            )
+        return 0
+    controls.send_control(cfg, args.instrument, args.action, args.operator, args.reason)
+    print(f"{args.action} of {args.instrument} sent by {args.operator}; `prices status {args.instrument}` shows it")
+    return 0
+
+
+def cmd_members(cfg, args) -> int:
+    from brokerstream.ops import controls
+
+    if args.action == "state":
+        if not args.value:
+            raise UserError("members state M000001 ACTIVE|REDUCING|HALTED [--reason ...]")
+        before = controls.set_member_state(cfg, args.member, args.value, args.operator, args.reason)
+        print(f"member {args.member}: {before} -> {args.value.upper()} (by {args.operator})")
+        return 0
+    limits = controls.set_member_limits(
+        cfg,
+        args.member,
+        max_quantity=args.max_quantity,
+        max_notional=args.max_notional,
+        orders_per_second=args.orders_per_second,
+        clear=args.clear,
+    )
+    print(json.dumps({"member_id": args.member, **{k: str(v) if v is not None else None for k, v in limits.items()}}))
+    return 0
+
+
 def add_commands(sub) -> None:
+    s = sub.add_parser(
+        "prices",
+        help="an equity's trading: halt or resume it (recorded), or show its recorded halts and resumptions",
+    )
+    s.add_argument("action", choices=["halt", "resume", "status"])
+    s.add_argument("instrument", help="the equity id, e.g. EQ000007 (its options halt with it)")
+    s.add_argument("--reason", help="halt/resume: why (kept with the change)")
+    s.add_argument("--operator", default="operator", help="halt/resume: who (an id; default operator)")
+    s.set_defaults(func=cmd_prices)
+
+    s = sub.add_parser(
+        "members",
+        help="a member's pre-trade controls: its trading state (ACTIVE, REDUCING, HALTED; recorded) or its limits",
+    )
+    s.add_argument("action", choices=["state", "limits"])
+    s.add_argument("member", help="the member id, e.g. M000001")
+    s.add_argument("value", nargs="?", help="state: ACTIVE, REDUCING or HALTED")
+    s.add_argument("--reason", help="state: why (kept in member_state_changes)")
+    s.add_argument("--operator", default="operator", help="state: who (an id; default operator)")
+    s.add_argument("--max-quantity", type=int, help="limits: the most units per order")
+    s.add_argument("--max-notional", help="limits: the most one order may be worth (a decimal)")
+    s.add_argument("--orders-per-second", type=int, help="limits: orders, cancels and amends a second")
+    s.add_argument("--clear", action="store_true", help="limits: back to the broker's defaults first")
+    s.set_defaults(func=cmd_members)
+
     s = sub.add_parser("keys", help="members' API keys: issue, rotate, revoke, list (stored as hashes)")
     s.add_argument("action", choices=["issue", "rotate", "revoke", "list"])
     s.add_argument("member", help="the member id, e.g. M000001")

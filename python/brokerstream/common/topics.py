@@ -16,8 +16,9 @@ POSITIONS = "brokerstream-orders-positions-changelog"
 # What a member task reads, partition for partition: a member's orders, commands and triggers, its
 # positions (the store's changelog) and its results (written to the member's partition and read back).
 MEMBER_TASK_TOPICS = ("orders", "order-commands", "order-triggers", "order-triggers.fast", "order-results", POSITIONS)
-# What the tick and book task reads, partition for partition: an equity's ticks beside its working orders.
-BOOK_TASK_TOPICS = ("price-ticks", "orders.resting")
+# What the tick and book task reads, partition for partition: an equity's ticks beside its working orders
+# and its operators' controls.
+BOOK_TASK_TOPICS = ("price-ticks", "orders.resting", "prices.controls")
 # The settings a catalog's `partitions` may name instead of a number.
 PARTITION_KNOBS = {"default": "BS_TOPIC_PARTITIONS", "ticks": "BS_TICK_PARTITIONS"}
 

@@ -88,9 +88,10 @@ def read(cfg: Config) -> RefData:
         scale, seed, as_of = load_row if load_row else ("unknown", 0, dt.date.today())
         data = RefData(scale=scale, seed=seed, as_of=as_of)
         data.members = [
-            refdata.Member(m, n, s, _micros(c))
-            for m, n, s, c in conn.execute(
-                "SELECT member_id, name, status, credit_limit FROM members ORDER BY member_id"
+            refdata.Member(m, n, s, _micros(c), ts, mq, _micros(mn), mr)
+            for m, n, s, c, ts, mq, mn, mr in conn.execute(
+                "SELECT member_id, name, status, credit_limit, trading_state, max_order_quantity, "
+                "max_order_notional, max_orders_per_second FROM members ORDER BY member_id"
             )
         ]
         data.accounts = [

@@ -29,13 +29,18 @@ class Scale:
     equities: int
     maturities: int  # per equity; the first is already expired
     strikes: int  # per maturity, each as PUT and CALL
+    # each member's max_orders_per_second (the gateway's per-member rate): room for the scale's benches,
+    # which spread their load evenly over the members, up to twice the stack's capacity each
+    orders_per_second: int = 1000
 
 
 SCALES = {
-    "tiny": Scale(members=6, accounts_per_member=2, equities=20, maturities=3, strikes=3),
-    "small": Scale(members=100, accounts_per_member=4, equities=500, maturities=4, strikes=5),
+    "tiny": Scale(members=6, accounts_per_member=2, equities=20, maturities=3, strikes=3, orders_per_second=5000),
+    "small": Scale(members=100, accounts_per_member=4, equities=500, maturities=4, strikes=5, orders_per_second=1000),
     # about 800,000 instruments: 8,000 equities x (5 maturities x 10 strikes x 2) options
-    "thesis": Scale(members=1000, accounts_per_member=5, equities=8000, maturities=5, strikes=10),
+    "thesis": Scale(
+        members=1000, accounts_per_member=5, equities=8000, maturities=5, strikes=10, orders_per_second=500
+    ),
 }
 # Account ids per member: room for the most accounts any scale gives a member.
 ACCOUNT_ID_STRIDE = 10
@@ -50,6 +55,11 @@ class Member:
     name: str
     status: str
     credit_limit: int  # micros
+    # pre-trade controls: ACTIVE, REDUCING or HALTED; limits per order and per second (None: the broker's)
+    trading_state: str = "ACTIVE"
+    max_order_quantity: int | None = None
+    max_order_notional: int | None = None  # micros
+    max_orders_per_second: int | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,7 @@ def generate(scale: str, seed: int, as_of: dt.date) -> RefData:
                 name=f"Member {m} Securities",
                 status="SUSPENDED" if suspended else "ACTIVE",
                 credit_limit=rng.randrange(10_000, 100_000) * 1000 * MICROS,
+                max_orders_per_second=size.orders_per_second,
             )
         )
         data.api_keys.append(generated_key(seed, member_id))
@@ -286,8 +297,29 @@ def rows(data: RefData) -> Iterator[tuple[str, list[str], list[tuple]]]:
     """(table, columns, rows) in load order, values as Postgres COPY takes them."""
     yield (
         "members",
-        ["member_id", "name", "status", "credit_limit"],
-        [(m.member_id, m.name, m.status, micros_text(m.credit_limit)) for m in data.members],
+        [
+            "member_id",
+            "name",
+            "status",
+            "credit_limit",
+            "trading_state",
+            "max_order_quantity",
+            "max_order_notional",
+            "max_orders_per_second",
+        ],
+        [
+            (
+                m.member_id,
+                m.name,
+                m.status,
+                micros_text(m.credit_limit),
+                m.trading_state,
+                m.max_order_quantity,
+                None if m.max_order_notional is None else micros_text(m.max_order_notional),
+                m.max_orders_per_second,
+            )
+            for m in data.members
+        ],
     )
     yield (
         "accounts",

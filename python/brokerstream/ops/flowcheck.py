@@ -265,8 +265,9 @@ def replay_positions(
     {account|instrument: (quantity, avg cost, realized)}. A retry (a later record of the same member
     and order id) books nothing. The same arithmetic as the flow's, in exact decimals: each position's
     cost basis kept exact, a partial close taking its share of it rounded half-even to the micro, the
-    average cost it over the open quantity, rounded the same way. Records at `elsewhere` (partition, offset) were decided and booked by the
-    other architecture (a baseline drain on the same stack) and are not the flow's."""
+    average cost it over the open quantity, rounded the same way. Records at `elsewhere` (partition,
+    offset) were decided and booked by the other architecture (a baseline drain on the same stack) and
+    are not the flow's."""
     micro = Decimal("0.000001")
     costs: dict[str, tuple[int, Decimal, Decimal]] = {}  # quantity, exact cost of the open units, realized
     decided: set[str] = set()
@@ -287,7 +288,9 @@ def replay_positions(
             costs[key] = (q1, cost0 + price * abs(d), realized)
         else:
             closed = min(abs(d), abs(q0))
-            share = cost0 if closed == abs(q0) else (cost0 * closed / abs(q0)).quantize(micro, rounding="ROUND_HALF_EVEN")
+            share = (
+                cost0 if closed == abs(q0) else (cost0 * closed / abs(q0)).quantize(micro, rounding="ROUND_HALF_EVEN")
+            )
             proceeds = price * closed
             realized += (proceeds - share if q0 > 0 else share - proceeds) * multiplier
             cost1 = Decimal(0) if q1 == 0 else (cost0 - share if (q1 > 0) == (q0 > 0) else price * abs(q1))

@@ -123,6 +123,7 @@ def draw_positions(data, count: int, option_share: float, seed: int, *, close: b
                 "version": 2 if close else 1,
                 "updated_ts": now,
                 "cash": Decimal("0.000000"),
+                "cost_basis": Decimal(0 if close else cost * abs(quantity)).scaleb(-6).quantize(Decimal("0.000001")),
             }
         )
     return out

@@ -8,6 +8,7 @@ import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.pricing.OptionPricer;
 import io.brokerstream.rules.OrderDecider;
+import io.brokerstream.rules.PriceBand;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RestSchemaRegistry;
@@ -45,7 +46,12 @@ public final class BaselineApp {
     long maxPrice = Micros.parse(settings.get("orders.max-price"));
     OrderDecider decider =
         new OrderDecider(pricer, maxPrice, settings.getLong("orders.max-quantity"));
-    TickRules tickRules = new TickRules(maxPrice, settings.getDouble("ticks.max-jump-factor"));
+    TickRules tickRules = new TickRules(maxPrice);
+    PriceBand band =
+        new PriceBand(
+            settings.getDouble("ticks.max-jump-factor"),
+            settings.getDouble("ticks.halt-confirm-fraction"),
+            settings.getInt("ticks.halt-confirm-ticks", 3));
     AvroCodec<DeadLetter> letterCodec = AvroCodec.specific(DeadLetter.class, registry, register);
     DeadLetterRecords deadLetters =
         new DeadLetterRecords(letterCodec, settings.get("topics.dead-letters"));
@@ -82,6 +88,7 @@ public final class BaselineApp {
               kafka,
               db,
               tickRules,
+              band,
               pricer,
               AvroCodec.specific(PriceTick.class, registry, register),
               letterCodec,

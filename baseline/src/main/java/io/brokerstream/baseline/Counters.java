@@ -20,6 +20,9 @@ public final class Counters {
   public final AtomicLong ticksAccepted = new AtomicLong();
   public final AtomicLong ticksRefused = new AtomicLong();
 
+  /** Ticks held while their instrument was halted (a price in doubt). */
+  public final AtomicLong ticksHeld = new AtomicLong();
+
   /** Position values recomputed by the price threads: the P&L calculations. */
   public final AtomicLong positionsRevalued = new AtomicLong();
 
@@ -51,6 +54,7 @@ public final class Counters {
     out.put("order_batches", orderBatches.get());
     out.put("ticks_accepted", ticksAccepted.get());
     out.put("ticks_refused", ticksRefused.get());
+    out.put("ticks_held", ticksHeld.get());
     out.put("positions_revalued", positionsRevalued.get());
     out.put("consumer_restarts", restarts.get());
     out.put("batch_retries", retries.get());

@@ -6,6 +6,7 @@ import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.OptionPricer;
 import io.brokerstream.rules.BoundedLetters;
+import io.brokerstream.rules.PriceBand;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.serde.RegistryUnavailableException;
@@ -58,6 +59,14 @@ final class PriceConsumer implements Runnable {
   private final KafkaSetup kafka;
   private final Database db;
   private final TickRules rules;
+  private final PriceBand band;
+
+  /**
+   * The halts of this thread's instruments (an instrument's ticks are in one partition, so one
+   * thread). In memory: the monolith's halts do not outlive the thread; the order flow's do.
+   */
+  private final Map<String, PriceBand.Halt> halts = new HashMap<>();
+
   private final OptionPricer pricer;
   private final AvroCodec<PriceTick> ticks;
   private final AvroCodec<DeadLetter> letters;
@@ -74,6 +83,7 @@ final class PriceConsumer implements Runnable {
       KafkaSetup kafka,
       Database db,
       TickRules rules,
+      PriceBand band,
       OptionPricer pricer,
       AvroCodec<PriceTick> ticks,
       AvroCodec<DeadLetter> letters,
@@ -85,6 +95,7 @@ final class PriceConsumer implements Runnable {
     this.kafka = kafka;
     this.db = db;
     this.rules = rules;
+    this.band = band;
     this.pricer = pricer;
     this.ticks = ticks;
     this.letters = letters;
@@ -177,6 +188,7 @@ final class PriceConsumer implements Runnable {
     Map<String, Known> known = new HashMap<>();
     Map<String, PriceTick> latest = new LinkedHashMap<>();
     long revalued = 0;
+    long held = 0;
     try {
       for (ConsumerRecord<byte[], byte[]> in : batch) {
         if (in.value() == null) {
@@ -201,18 +213,31 @@ final class PriceConsumer implements Runnable {
                 : rules.check(
                     tick,
                     k == null ? null : k.instrument(),
-                    k == null ? null : k.lastPrice(),
-                    k == null ? null : k.lastEventTs(),
+                    lastEventTs(k, halts.get(tick.getInstrumentId())),
                     now);
         if (no != null) {
           refused.add(refusal(in, tick, no, now));
           continue;
         }
+        Instant taken = TickRules.takenAt(tick, now);
+        PriceBand.Step step =
+            band.onTick(
+                Micros.of(tick.getPrice()),
+                taken.toEpochMilli(),
+                tick.getSequence(),
+                k.lastPrice(),
+                halts.get(tick.getInstrumentId()),
+                now.toEpochMilli());
+        if (step.halt() != null) {
+          halts.put(tick.getInstrumentId(), step.halt()); // held: it prices nothing
+          held++;
+          continue;
+        }
+        halts.remove(tick.getInstrumentId());
         known.put(
             tick.getInstrumentId(),
-            new Known(
-                k.instrument(), Micros.of(tick.getPrice()), k.volatility(), tick.getEventTs()));
-        latest.put(tick.getInstrumentId(), tick);
+            new Known(k.instrument(), Micros.of(tick.getPrice()), k.volatility(), taken));
+        latest.put(tick.getInstrumentId(), PriceTick.newBuilder(tick).setEventTs(taken).build());
       }
       for (PriceTick tick : latest.values()) {
         long price = Micros.of(tick.getPrice());
@@ -237,9 +262,20 @@ final class PriceConsumer implements Runnable {
     }
     producer.flush();
     c.commitSync();
-    counters.ticksAccepted.addAndGet(batch.count() - refused.size());
+    counters.ticksAccepted.addAndGet(batch.count() - refused.size() - held);
+    counters.ticksHeld.addAndGet(held);
     counters.ticksRefused.addAndGet(refused.size());
     counters.positionsRevalued.addAndGet(revalued);
+  }
+
+  /** The later of the last accepted tick's and the last held tick's event time. */
+  private static Instant lastEventTs(Known k, PriceBand.Halt halt) {
+    Instant last = k == null ? null : k.lastEventTs();
+    if (halt != null && halt.heldPrice() > 0) {
+      Instant heldAt = Instant.ofEpochMilli(halt.heldEventMs());
+      return last == null || heldAt.isAfter(last) ? heldAt : last;
+    }
+    return last;
   }
 
   private Known find(PreparedStatement lookup, String instrumentId) {

@@ -13,6 +13,13 @@ public class PnlDelta {
   public long marketValueMicros;
   public long costBasisMicros;
   public long unrealizedMicros;
+
+  /**
+   * The change in the sum of the positions' losses (each position's unrealized P&L where below 0):
+   * what margin counts, since no gain of one position offsets another's loss.
+   */
+  public long unrealizedLossMicros;
+
   public int positions;
   public long windowEnd;
 
@@ -42,6 +49,25 @@ public class PnlDelta {
     costBasisMicros = Math.addExact(costBasisMicros, cost);
     unrealizedMicros = Math.addExact(unrealizedMicros, Math.subtractExact(mv, cost));
     positions += positionsAfter - positionsBefore;
+    unrealizedLossMicros =
+        Math.addExact(
+            unrealizedLossMicros,
+            Math.subtractExact(
+                loss(marketValueAfter, costAfter), loss(marketValueBefore, costBefore)));
+  }
+
+  /**
+   * A position's loss at its mark: its unrealized P&L where below 0. Called with one position's
+   * figures; for an account's (the member roll-up's input) use {@link #addLoss}.
+   */
+  static long loss(long marketValue, long costBasis) {
+    return Math.min(0, Math.subtractExact(marketValue, costBasis));
+  }
+
+  /** Adds a change of the summed losses as it is (an account's, passed up to its member). */
+  void addLoss(long lossAfter, long lossBefore) {
+    unrealizedLossMicros =
+        Math.addExact(unrealizedLossMicros, Math.subtractExact(lossAfter, lossBefore));
   }
 
   /** Adds another delta of the same account (or member) to this one. */
@@ -49,6 +75,7 @@ public class PnlDelta {
     marketValueMicros = Math.addExact(marketValueMicros, o.marketValueMicros);
     costBasisMicros = Math.addExact(costBasisMicros, o.costBasisMicros);
     unrealizedMicros = Math.addExact(unrealizedMicros, o.unrealizedMicros);
+    unrealizedLossMicros = Math.addExact(unrealizedLossMicros, o.unrealizedLossMicros);
     positions += o.positions;
     cover(o.windowEnd, o.firstTickTs);
   }
@@ -70,6 +97,8 @@ public class PnlDelta {
         + costBasisMicros
         + " pnl="
         + unrealizedMicros
+        + " loss="
+        + unrealizedLossMicros
         + " n="
         + positions
         + " w="

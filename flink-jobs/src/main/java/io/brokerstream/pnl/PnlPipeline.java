@@ -42,7 +42,8 @@ public final class PnlPipeline {
         accounts
             .getSideOutput(RollUp.MEMBER_DELTAS)
             .keyBy(d -> d.memberId)
-            .process(new RollUp(PnlRecord.Scope.MEMBER, coalesce))
+            .process(
+                new RollUp(PnlRecord.Scope.MEMBER, coalesce, settings.getLong("rollup.refresh-ms")))
             .name("roll up per member")
             .uid("rollup-member-deltas");
     return new Outputs(marks, accounts.union(members));

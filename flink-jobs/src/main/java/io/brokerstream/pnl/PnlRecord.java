@@ -25,6 +25,10 @@ public class PnlRecord {
   public long marketValueMicros;
   public long costBasisMicros;
   public long unrealizedMicros;
+
+  /** The positions' unrealized P&L where it is a loss, summed (0 or negative). */
+  public long unrealizedLossMicros;
+
   public int positions;
   public long windowEnd;
   public long computedTs;
@@ -65,6 +69,7 @@ public class PnlRecord {
         && marketValueMicros == r.marketValueMicros
         && costBasisMicros == r.costBasisMicros
         && unrealizedMicros == r.unrealizedMicros
+        && unrealizedLossMicros == r.unrealizedLossMicros
         && positions == r.positions
         && windowEnd == r.windowEnd
         && computedTs == r.computedTs
@@ -92,6 +97,8 @@ public class PnlRecord {
         + costBasisMicros
         + " pnl="
         + unrealizedMicros
+        + " loss="
+        + unrealizedLossMicros
         + " n="
         + positions
         + " w="

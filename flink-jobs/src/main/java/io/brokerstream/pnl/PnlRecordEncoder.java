@@ -52,6 +52,7 @@ final class PnlRecordEncoder {
     } else {
       writeLong(0);
     }
+    writeMoney(r.unrealizedLossMicros);
     return Arrays.copyOf(buf, pos);
   }
 

@@ -107,6 +107,7 @@ public final class PnlRecordSchema {
         .setMarketValue(Micros.toDecimal(r.marketValueMicros))
         .setCostBasis(Micros.toDecimal(r.costBasisMicros))
         .setUnrealizedPnl(Micros.toDecimal(r.unrealizedMicros))
+        .setUnrealizedLoss(Micros.toDecimal(r.unrealizedLossMicros))
         .setPositions(r.positions)
         .setWindowEnd(Instant.ofEpochMilli(r.windowEnd))
         .setComputedTs(Instant.ofEpochMilli(r.computedTs))

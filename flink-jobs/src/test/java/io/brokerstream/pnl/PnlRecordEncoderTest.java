@@ -53,6 +53,7 @@ class PnlRecordEncoderTest {
       r.marketValueMicros = money(rnd);
       r.costBasisMicros = money(rnd);
       r.unrealizedMicros = money(rnd);
+      r.unrealizedLossMicros = -Math.abs(money(rnd) % 999_999_999_999_999_999L);
       r.positions = rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(100_000);
       r.windowEnd = 1_700_000_000_000L + rnd.nextInt(1 << 30);
       r.computedTs = r.windowEnd + rnd.nextInt(5000);

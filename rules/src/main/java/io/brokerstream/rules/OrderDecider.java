@@ -22,19 +22,33 @@ import java.time.ZoneOffset;
  * <p>Time is the broker's: when it received the order (its append time in the orders topic) decides
  * expiry and time to maturity, never the client's own timestamp.
  *
+ * <p>The broker's own pre-trade controls (the market access rule's): the member's trading state
+ * (HALTED: nothing trades; REDUCING: only fills that reduce), its limits per order (quantity,
+ * notional), an erroneous limit far from the price, a halted or stale price, stale marks.
+ *
  * <p>Buying power is {@link BuyingPower}'s rule: a fill whose opening leg adds exposure must leave
  * the value committed at cost, with what working orders reserve, within the member's buying power
  * after the P&L the fill itself realizes; a fill that only reduces or closes is always allowed.
  */
 public final class OrderDecider {
   private final OptionPricer pricer;
+  private final DecisionLimits limits;
   private final long maxPrice;
   private final long maxQuantity;
 
   public OrderDecider(OptionPricer pricer, long maxPriceMicros, long maxQuantity) {
+    this(pricer, DecisionLimits.basic(maxPriceMicros, maxQuantity));
+  }
+
+  public OrderDecider(OptionPricer pricer, DecisionLimits limits) {
     this.pricer = pricer;
-    this.maxPrice = maxPriceMicros;
-    this.maxQuantity = maxQuantity;
+    this.limits = limits;
+    this.maxPrice = limits.maxPrice();
+    this.maxQuantity = limits.maxQuantity();
+  }
+
+  public DecisionLimits limits() {
+    return limits;
   }
 
   public Decision decide(
@@ -44,13 +58,13 @@ public final class OrderDecider {
       ReferenceData ref,
       PositionState position,
       RiskState risk) {
-    return decide(order, memberKey, received, ref, position, risk, null, 0);
+    return decide(order, memberKey, received, ref, position, risk, null, 0, false);
   }
 
   /**
-   * The same decision at a price the broker already has instead of the latest one (a crossing
-   * tick's for a triggered working order; the limit, when checking whether a working order may
-   * rest), with {@code reserved} of the member's buying power held for its other working orders.
+   * The same decision with {@code reserved} of the member's buying power held for its other working
+   * orders, at a price the broker already has instead of the latest one when {@code atPrice} is set
+   * (a working order's level, when checking whether it may rest).
    */
   public Decision decide(
       Order order,
@@ -61,6 +75,36 @@ public final class OrderDecider {
       RiskState risk,
       Long atPrice,
       long reserved) {
+    return decide(order, memberKey, received, ref, position, risk, atPrice, reserved, false);
+  }
+
+  /**
+   * A working order that a tick crossed, decided at the crossing tick's price and time: that price
+   * was accepted when it crossed, so neither a halt announced since nor the age of the latest price
+   * refuses it; everything else is checked again.
+   */
+  public Decision decideTriggered(
+      Order order,
+      String memberKey,
+      Instant triggered,
+      ReferenceData ref,
+      PositionState position,
+      RiskState risk,
+      long crossingPrice,
+      long reserved) {
+    return decide(order, memberKey, triggered, ref, position, risk, crossingPrice, reserved, true);
+  }
+
+  private Decision decide(
+      Order order,
+      String memberKey,
+      Instant received,
+      ReferenceData ref,
+      PositionState position,
+      RiskState risk,
+      Long atPrice,
+      long reserved,
+      boolean triggered) {
     long quantity = order.getQuantity();
     if (quantity <= 0 || quantity > maxQuantity) {
       return reject(
@@ -128,6 +172,23 @@ public final class OrderDecider {
           ReasonCode.MEMBER_INACTIVE,
           "member " + member.getMemberId() + " is " + member.getStatus());
     }
+    String tradingState = member.getTradingState() == null ? "ACTIVE" : member.getTradingState();
+    if ("HALTED".equals(tradingState)) {
+      return reject(
+          ReasonCode.MEMBER_HALTED,
+          "member " + member.getMemberId() + " is halted by the broker: no order may trade");
+    }
+    if (member.getMaxOrderQuantity() != null && quantity > member.getMaxOrderQuantity()) {
+      return reject(
+          ReasonCode.ORDER_TOO_LARGE,
+          "quantity "
+              + quantity
+              + " is above member "
+              + member.getMemberId()
+              + "'s limit of "
+              + member.getMaxOrderQuantity()
+              + " per order");
+    }
 
     Instrument instrument = ref.instrument(order.getInstrumentId());
     if (instrument == null) {
@@ -152,6 +213,30 @@ public final class OrderDecider {
     }
 
     String underlying = option ? instrument.getUnderlyingId() : instrument.getInstrumentId();
+    if (!triggered) {
+      String halt = ref.halt(underlying);
+      if (halt != null) {
+        return reject(
+            ReasonCode.INSTRUMENT_HALTED,
+            (option ? instrument.getInstrumentId() + " is halted with its underlying: " : "")
+                + underlying
+                + " is halted: "
+                + halt);
+      }
+      Long priced = ref.priceTimeMs(underlying);
+      long age = priced == null ? 0 : received.toEpochMilli() - priced;
+      if (limits.maxPriceAgeMs() > 0 && age > limits.maxPriceAgeMs()) {
+        return reject(
+            ReasonCode.STALE_PRICE,
+            "the latest price of "
+                + underlying
+                + " is "
+                + age / 1000
+                + " s old, more than the "
+                + limits.maxPriceAgeMs() / 1000
+                + " s an order may fill at");
+      }
+    }
     long fill;
     if (atPrice != null) {
       fill = atPrice;
@@ -179,6 +264,23 @@ public final class OrderDecider {
               + ": there is no price to trade it at");
     }
     boolean buy = order.getSide() == Side.BUY;
+    double band = limits.limitBandFactor();
+    if (limit != null
+        && atPrice == null
+        && band > 0
+        && (limit > fill * band || limit * band < fill)) {
+      // a limit this far from the market is a slip of the finger, not an intention (the market
+      // access rule's erroneous-order control): a buy there would fill at once at the market, a
+      // sell far below it too, and one on the far side would rest for nothing
+      return reject(
+          ReasonCode.PRICE_OUT_OF_BAND,
+          "limit "
+              + Micros.format(limit)
+              + " is more than "
+              + band
+              + "x away from the price "
+              + Micros.format(fill));
+    }
     if (limit != null && (buy ? fill > limit : fill < limit)) {
       return reject(
           ReasonCode.LIMIT_NOT_MET,
@@ -206,6 +308,21 @@ public final class OrderDecider {
     // member's totals; a flat one at the instrument's.
     int multiplier = position.quantity() != 0 ? position.multiplier() : instrument.getMultiplier();
     try {
+      if (member.getMaxOrderNotional() != null) {
+        long notional = Math.multiplyExact(Micros.times(fill, quantity), multiplier);
+        long most = Micros.of(member.getMaxOrderNotional());
+        if (notional > most) {
+          return reject(
+              ReasonCode.ORDER_TOO_LARGE,
+              "the order is worth "
+                  + Micros.format(notional)
+                  + ", above member "
+                  + member.getMemberId()
+                  + "'s limit of "
+                  + Micros.format(most)
+                  + " per order");
+        }
+      }
       PositionMath.Trade trade = PositionMath.apply(position, signed, fill, multiplier);
       long committed =
           Math.addExact(
@@ -213,13 +330,35 @@ public final class OrderDecider {
               PositionMath.exposure(trade.after(), multiplier));
       long realized = Math.addExact(risk.realized(), trade.realized());
       boolean adds = PositionMath.addsExposure(position.quantity(), signed);
+      if (adds && "REDUCING".equals(tradingState)) {
+        return reject(
+            ReasonCode.REDUCE_ONLY,
+            "member "
+                + member.getMemberId()
+                + " may only reduce or close positions; this fill would add exposure");
+      }
       if (adds) {
+        MemberMarks marks = ref.marks(member.getMemberId());
+        if (marks != null
+            && marks.positions() > 0
+            && limits.maxMarksAgeMs() > 0
+            && received.toEpochMilli() - marks.computedMs() > limits.maxMarksAgeMs()) {
+          return reject(
+              ReasonCode.STALE_MARKS,
+              "the marks of member "
+                  + member.getMemberId()
+                  + "'s open positions are "
+                  + (received.toEpochMilli() - marks.computedMs()) / 1000
+                  + " s old, more than the "
+                  + limits.maxMarksAgeMs() / 1000
+                  + " s its margin may rest on");
+        }
         BuyingPower power =
             new BuyingPower(
                     ref.depositedCash(member.getMemberId()),
                     Micros.of(member.getCreditLimit()),
                     risk.realized(),
-                    0)
+                    marks == null ? 0 : marks.unrealizedLoss())
                 .afterRealizing(trade.realized());
         if (power.available(committed, reserved) < 0) {
           return reject(
@@ -235,6 +374,9 @@ public final class OrderDecider {
                   + Micros.format(power.total())
                   + (trade.realized() != 0
                       ? " (after the " + Micros.format(trade.realized()) + " this fill realizes)"
+                      : "")
+                  + (power.unrealizedLoss() != 0
+                      ? " (with " + Micros.format(power.unrealizedLoss()) + " lost at the marks)"
                       : ""));
         }
       }

@@ -19,4 +19,22 @@ public interface ReferenceData {
 
   /** Cash deposited in all the member's accounts, in micros. */
   long depositedCash(String memberId);
+
+  /**
+   * The event time (ms, as the broker took it) of the equity's latest price; null when not known
+   * (its age is then not checked).
+   */
+  default Long priceTimeMs(String equityId) {
+    return null;
+  }
+
+  /** Why the equity (and every option on it) is halted; null while it trades. */
+  default String halt(String equityId) {
+    return null;
+  }
+
+  /** What the P&L flow last said of the member's open positions; null when it said nothing. */
+  default MemberMarks marks(String memberId) {
+    return null;
+  }
 }

@@ -14,13 +14,14 @@ import java.time.Instant;
  *   <li>the instrument is a known, active equity (options have no ticks: they are priced from
  *       theirs);
  *   <li>the price is above zero and at most the absurd bound (orders.max-price);
- *   <li>it is within a factor of the last accepted price (a decimal slip, 100x, is refused; a
- *       genuine crash of 90 % in one tick passes at the default factor of 10);
  *   <li>its event time is not ahead of the broker's clock by more than a minute;
  *   <li>its event time is not before that of the last accepted tick of its instrument: a tick
  *       delayed or replayed must not overwrite a newer price, nor trigger working orders at a price
  *       already gone.
  * </ul>
+ *
+ * <p>A tick that passes may still be in doubt: one far from the last accepted price halts its
+ * instrument ({@link PriceBand}); that is not a fault of the record, which is held, not refused.
  */
 public final class TickRules {
   public enum Fault {
@@ -29,7 +30,6 @@ public final class TickRules {
     INSTRUMENT_INACTIVE,
     NON_POSITIVE_PRICE,
     PRICE_TOO_HIGH,
-    PRICE_JUMP,
     FUTURE_EVENT_TIME,
     OUT_OF_ORDER,
     /** Not a rule of the tick itself: a tick keyed by anything but its own instrument id. */
@@ -41,31 +41,18 @@ public final class TickRules {
   static final long MAX_AHEAD_MS = 60_000;
 
   private final long maxPrice;
-  private final double maxJump;
 
-  public TickRules(long maxPriceMicros, double maxJumpFactor) {
-    if (!(maxJumpFactor > 1)) {
-      throw new IllegalArgumentException("the jump factor must be above 1, got " + maxJumpFactor);
-    }
+  public TickRules(long maxPriceMicros) {
     this.maxPrice = maxPriceMicros;
-    this.maxJump = maxJumpFactor;
-  }
-
-  /** Null when the tick may be used; with no event time known for the last accepted price. */
-  public Rejection check(PriceTick tick, Instrument instrument, Long lastPrice, Instant received) {
-    return check(tick, instrument, lastPrice, null, received);
   }
 
   /**
-   * Null when the tick may be used. {@code lastPrice} and {@code lastEventTs} are the last accepted
-   * tick's of the instrument (null when none is known).
+   * Null when the tick may be used. {@code lastEventTs} is the event time of the instrument's last
+   * accepted (or held) tick, as the broker took it: never later than the broker's clock when it
+   * arrived ({@link #takenAt}), so a tick stamped ahead cannot make the ticks after it look old.
    */
   public Rejection check(
-      PriceTick tick,
-      Instrument instrument,
-      Long lastPrice,
-      Instant lastEventTs,
-      Instant received) {
+      PriceTick tick, Instrument instrument, Instant lastEventTs, Instant received) {
     String id = tick.getInstrumentId();
     if (instrument == null) {
       return new Rejection(Fault.UNKNOWN_INSTRUMENT, "no instrument " + id);
@@ -90,20 +77,6 @@ public final class TickRules {
           Fault.PRICE_TOO_HIGH,
           "price " + Micros.format(price) + " of " + id + " above " + Micros.format(maxPrice));
     }
-    if (lastPrice != null
-        && lastPrice > 0
-        && (price > lastPrice * maxJump || price * maxJump < lastPrice)) {
-      return new Rejection(
-          Fault.PRICE_JUMP,
-          "price "
-              + Micros.format(price)
-              + " of "
-              + id
-              + " is more than "
-              + maxJump
-              + "x away from the last accepted "
-              + Micros.format(lastPrice));
-    }
     if (tick.getEventTs().toEpochMilli() > received.toEpochMilli() + MAX_AHEAD_MS) {
       return new Rejection(
           Fault.FUTURE_EVENT_TIME,
@@ -120,5 +93,15 @@ public final class TickRules {
               + lastEventTs);
     }
     return null;
+  }
+
+  /**
+   * The event time the broker keeps for a tick it took at {@code received}: the tick's own, or the
+   * broker's clock if the tick claims a later one (a feed clock ahead by up to {@link
+   * #MAX_AHEAD_MS}). What is kept is what later ticks are ordered against and what a price's age is
+   * measured from.
+   */
+  public static Instant takenAt(PriceTick tick, Instant received) {
+    return tick.getEventTs().isAfter(received) ? received : tick.getEventTs();
   }
 }

@@ -71,6 +71,10 @@ public final class AppSerdes {
     return AvroCodec.specific(PriceTick.class, registry, autoRegister);
   }
 
+  public <T extends SpecificRecord> AvroCodec<T> codec(Class<T> type) {
+    return AvroCodec.specific(type, registry, autoRegister);
+  }
+
   public AvroSerde<DeadLetter> deadLetter() {
     return of(DeadLetter.class);
   }

@@ -15,6 +15,18 @@ public final class Topics {
   /** Latest tick per instrument, compacted: what the order flow prices with. */
   public static final String PRICES_LATEST = "prices.latest";
 
+  /** Whether each equity trades: halts and resumptions, compacted. */
+  public static final String PRICES_STATUS = "prices.status";
+
+  /** Operators' halts and resumptions, partitioned like price-ticks. */
+  public static final String PRICES_CONTROLS = "prices.controls";
+
+  /**
+   * The P&L flow's roll-up per member: its unrealized loss at the marks, what margin counts against
+   * buying power.
+   */
+  public static final String PNL_MEMBERS = "pnl.members";
+
   public static final String ORDERS = "orders";
   public static final String ORDER_RESULTS = "order-results";
 

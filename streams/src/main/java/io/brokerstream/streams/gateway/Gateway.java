@@ -3,10 +3,13 @@ package io.brokerstream.streams.gateway;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.InstrumentStatus;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderResult;
+import io.brokerstream.avro.UnrealizedPnl;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.BuyingPower;
@@ -65,6 +68,7 @@ import org.slf4j.LoggerFactory;
  *   GET  /members/{id}/orders?status=OPEN  the member's working orders
  *   GET  /accounts/{id}/positions
  *   GET  /members/{id}/risk
+ *   GET  /instruments/{id}/status   whether it trades, or is halted (and why)
  *   GET  /health, /openapi.yaml
  * </pre>
  *
@@ -99,7 +103,8 @@ public final class Gateway implements AutoCloseable {
     CANCEL("^/orders/([^/]+)/cancel$", true, "POST"),
     MEMBER_ORDERS("^/members/([^/]+)/orders$", true, "GET"),
     POSITIONS("^/accounts/([^/]+)/positions$", true, "GET"),
-    RISK("^/members/([^/]+)/risk$", true, "GET");
+    RISK("^/members/([^/]+)/risk$", true, "GET"),
+    INSTRUMENT_STATUS("^/instruments/([^/]+)/status$", true, "GET");
 
     final String exact;
     final Pattern pattern;
@@ -150,6 +155,7 @@ public final class Gateway implements AutoCloseable {
   private final AtomicLong traced = new AtomicLong();
   private final ReferenceCache cache;
   private final AppMetrics metrics;
+  private final MemberRates rates;
 
   public Gateway(
       AppSettings settings,
@@ -178,6 +184,7 @@ public final class Gateway implements AutoCloseable {
             hash -> cache.get(StoreNames.API_KEYS, hash, queries::apiKey),
             id -> cache.get(StoreNames.MEMBERS, id, queries::member));
     this.requests = new OrderRequests(json);
+    this.rates = new MemberRates(settings.getInt("gateway.member-orders-per-second"));
     this.defaultWaitMs = settings.getLong("gateway.result-wait-ms");
     this.maxWaitMs = settings.getLong("gateway.result-wait-max-ms");
     this.traceOneIn = settings.getLong("trace.sample-one-in");
@@ -314,8 +321,14 @@ public final class Gateway implements AutoCloseable {
       case MEMBER_ORDERS -> openOrders(call, member, RequestInput.id(segment, "member id"));
       case POSITIONS -> positions(call, member, RequestInput.id(segment, "account id"));
       case RISK -> risk(call, member, RequestInput.id(segment, "member id"));
+      case INSTRUMENT_STATUS -> instrumentStatus(call, RequestInput.id(segment, "instrument id"));
       default -> throw new IllegalStateException("unrouted " + route);
     }
+  }
+
+  /** The member's rate (429 with Retry-After beyond it), taken just before anything is written. */
+  private void throttle(String member, int requests) {
+    rates.take(member, requests, cache.get(StoreNames.MEMBERS, member, queries::member));
   }
 
   private String authenticate(HttpCall call) {
@@ -335,6 +348,7 @@ public final class Gateway implements AutoCloseable {
     Order order =
         requests.one(RequestInput.jsonBody(call, maxBodyBytes), System.currentTimeMillis());
     authorizeAccount(member, order.getAccountId());
+    throttle(member, 1);
     // Answered from the producer's I/O thread: the answer is a small JSON body queued on the
     // connection's event loop, cheaper there than waking a worker thread to do it.
     submitter
@@ -384,6 +398,7 @@ public final class Gateway implements AutoCloseable {
     for (Order order : orders) {
       authorizeAccount(member, order.getAccountId());
     }
+    throttle(member, orders.size());
     List<CompletableFuture<?>> sends = new ArrayList<>(orders.size());
     for (Order order : orders) {
       sends.add(submitter.submit(member, order, traced(received)));
@@ -441,6 +456,7 @@ public final class Gateway implements AutoCloseable {
    */
   private void cancel(HttpCall call, String member, String orderId) {
     refuseWhenEnded(member, orderId, "cancel");
+    throttle(member, 1);
     submitter
         .command(member, OrderRequests.cancel(orderId, System.currentTimeMillis()))
         .whenCompleteAsync(
@@ -467,6 +483,7 @@ public final class Gateway implements AutoCloseable {
         requests.amend(
             RequestInput.jsonBody(call, maxBodyBytes), orderId, System.currentTimeMillis());
     refuseWhenEnded(member, orderId, "amend");
+    throttle(member, 1);
     submitter
         .command(member, command)
         .whenCompleteAsync(
@@ -739,19 +756,59 @@ public final class Gateway implements AutoCloseable {
     long credit = Micros.of(m.getCreditLimit());
     long reserved = queries.reserved(where, memberId);
     // the decision's own rule: what it would check an order against, reservations included
-    BuyingPower power = new BuyingPower(deposited, credit, risk.realized(), 0);
+    UnrealizedPnl marks = queries.memberMarks(memberId);
+    long loss = marks == null ? 0 : Math.min(0, Micros.of(marks.getUnrealizedLoss()));
+    BuyingPower power = new BuyingPower(deposited, credit, risk.realized(), loss);
     body.put("member_id", memberId);
     body.put("status", m.getStatus());
+    body.put("trading_state", m.getTradingState());
+    if (m.getMaxOrderQuantity() != null) {
+      body.put("max_order_quantity", m.getMaxOrderQuantity());
+    }
+    if (m.getMaxOrderNotional() != null) {
+      body.put("max_order_notional", m.getMaxOrderNotional().toPlainString());
+    }
+    body.put("max_orders_per_second", rates.limitOf(m));
     body.put("credit_limit", Micros.format(credit));
     body.put("deposited_cash", Micros.format(deposited));
     body.put("cash", Micros.format(cash));
     body.put("realized_pnl", Micros.format(risk.realized()));
     body.put("unrealized_loss", Micros.format(power.unrealizedLoss()));
+    body.put("marks_as_of", marks == null ? null : marks.getComputedTs().toString());
     body.put("committed", Micros.format(risk.committed()));
     body.put("reserved", Micros.format(reserved));
     body.put("buying_power", Micros.format(power.total()));
     body.put("available", Micros.format(power.available(risk.committed(), reserved)));
     body.set("accounts", accounts);
+    send(call, 200, body);
+  }
+
+  /**
+   * Whether an instrument trades: an option trades when its equity does. Any member may ask: a halt
+   * is what every member needs to know.
+   */
+  private void instrumentStatus(HttpCall call, String instrumentId) {
+    Instrument instrument = queries.instrument(instrumentId);
+    if (instrument == null) {
+      throw new HttpError(404, "no instrument " + instrumentId);
+    }
+    String equity =
+        instrument.getUnderlyingId() == null ? instrumentId : instrument.getUnderlyingId();
+    InstrumentStatus status = queries.status(equity);
+    ObjectNode body = json.createObjectNode();
+    body.put("instrument_id", instrumentId);
+    body.put("equity_id", equity);
+    boolean halted = status != null && "HALTED".equals(status.getState());
+    body.put("state", halted ? "HALTED" : "TRADING");
+    if (status != null) {
+      body.put("reason", status.getReason());
+      body.put("detail", status.getDetail());
+      body.put("changed_by", status.getChangedBy());
+      body.put("since", status.getSinceTs().toString());
+      body.put(
+          "reference_price",
+          status.getReferencePrice() == null ? null : status.getReferencePrice().toPlainString());
+    }
     send(call, 200, body);
   }
 
@@ -857,7 +914,7 @@ public final class Gateway implements AutoCloseable {
     }
     Map<String, String> headers = new LinkedHashMap<>(e.headers);
     if (e.status == 503 || e.status == 429) {
-      headers.put("Retry-After", "1");
+      headers.putIfAbsent("Retry-After", "1");
     }
     send(call, e.status, node, headers);
   }

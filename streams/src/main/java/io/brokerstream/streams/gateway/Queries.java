@@ -1,9 +1,12 @@
 package io.brokerstream.streams.gateway;
 
 import io.brokerstream.avro.ApiKey;
+import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.InstrumentStatus;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.Position;
+import io.brokerstream.avro.UnrealizedPnl;
 import io.brokerstream.rules.AccountEntry;
 import io.brokerstream.rules.RiskState;
 import io.brokerstream.streams.state.BookedPosition;
@@ -140,6 +143,20 @@ final class Queries {
 
   Member member(String memberId) {
     return globalGet(StoreNames.MEMBERS, memberId);
+  }
+
+  /** The P&L flow's last word on the member's open positions (null: none yet). */
+  UnrealizedPnl memberMarks(String memberId) {
+    return globalGet(StoreNames.MEMBER_MARKS, memberId);
+  }
+
+  Instrument instrument(String instrumentId) {
+    return globalGet(StoreNames.INSTRUMENTS, instrumentId);
+  }
+
+  /** Whether an equity trades (null: it never halted). */
+  InstrumentStatus status(String equityId) {
+    return globalGet(StoreNames.PRICE_STATUS, equityId);
   }
 
   ApiKey apiKey(String sha256) {

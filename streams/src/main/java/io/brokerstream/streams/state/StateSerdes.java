@@ -3,6 +3,7 @@ package io.brokerstream.streams.state;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.RestingOrder;
 import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.PriceBand;
 import io.brokerstream.rules.RiskState;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,8 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class StateSerdes {
   private static final byte V1 = 1;
-  private static final byte OPEN_ORDER_LAYOUT = 2;
+  private static final byte OPEN_ORDER_LAYOUT_2 = 2;
+  private static final byte OPEN_ORDER_LAYOUT = 3;
 
   private StateSerdes() {}
 
@@ -92,12 +94,13 @@ public final class StateSerdes {
               }
               byte[] underlying = o.underlyingId().getBytes(StandardCharsets.UTF_8);
               byte[] order = avro(o.order()::toByteBuffer, "a working order");
-              return ByteBuffer.allocate(1 + 32 + 8 + underlying.length + order.length)
+              return ByteBuffer.allocate(1 + 40 + 8 + underlying.length + order.length)
                   .put(OPEN_ORDER_LAYOUT)
                   .putLong(o.receivedMs())
                   .putLong(o.placedMs())
                   .putLong(o.reserved())
                   .putLong(o.expiresMs())
+                  .putLong(o.entry())
                   .putInt(underlying.length)
                   .put(underlying)
                   .putInt(order.length)
@@ -111,7 +114,8 @@ public final class StateSerdes {
               }
               // Working orders came with the order lifecycle, whose first layout (1) no release
               // carried.
-              if (bytes.length == 0 || bytes[0] != OPEN_ORDER_LAYOUT) {
+              if (bytes.length == 0
+                  || (bytes[0] != OPEN_ORDER_LAYOUT && bytes[0] != OPEN_ORDER_LAYOUT_2)) {
                 throw new IllegalStateException(
                     "unknown working-order layout (" + bytes.length + " bytes)");
               }
@@ -120,6 +124,8 @@ public final class StateSerdes {
               long placed = b.getLong();
               long reserved = b.getLong();
               long expires = b.getLong();
+              // layout 2 kept no entry number: 0, and its triggers are told apart by placement
+              long entry = bytes[0] == OPEN_ORDER_LAYOUT ? b.getLong() : 0;
               String underlying = string(b);
               byte[] order = new byte[b.getInt()];
               b.get(order);
@@ -130,10 +136,59 @@ public final class StateSerdes {
                     placed,
                     reserved,
                     underlying,
-                    expires);
+                    expires,
+                    entry);
               } catch (java.io.IOException e) {
                 throw new IllegalStateException("a working order that Avro cannot decode", e);
               }
+            });
+  }
+
+  /** An instrument's halt: why, since when, by whom, and the last tick it held. */
+  public static Serde<PriceBand.Halt> halts() {
+    return Serdes.serdeFrom(
+        (Serializer<PriceBand.Halt>)
+            (topic, h) -> {
+              if (h == null) {
+                return null;
+              }
+              byte[] reason = h.reason().getBytes(StandardCharsets.UTF_8);
+              byte[] by = h.by().getBytes(StandardCharsets.UTF_8);
+              byte[] detail =
+                  (h.detail() == null ? "" : h.detail()).getBytes(StandardCharsets.UTF_8);
+              return ByteBuffer.allocate(1 + 12 + reason.length + by.length + detail.length + 36)
+                  .put(V1)
+                  .putInt(reason.length)
+                  .put(reason)
+                  .putInt(by.length)
+                  .put(by)
+                  .putInt(detail.length)
+                  .put(detail)
+                  .putLong(h.sinceMs())
+                  .putLong(h.heldPrice())
+                  .putLong(h.heldEventMs())
+                  .putLong(h.heldSequence())
+                  .putInt(h.confirmations())
+                  .array();
+            },
+        (Deserializer<PriceBand.Halt>)
+            (topic, bytes) -> {
+              if (bytes == null) {
+                return null;
+              }
+              ByteBuffer b = versioned(bytes, -1);
+              String reason = string(b);
+              String by = string(b);
+              String detail = string(b);
+              return new PriceBand.Halt(
+                  reason,
+                  b.getLong(),
+                  by,
+                  detail,
+                  b.getLong(),
+                  b.getLong(),
+                  b.getLong(),
+                  b.getInt());
             });
   }
 

@@ -81,6 +81,7 @@ public final class BookProcessor
         .setStop(stop)
         .setPlacedTs(Instant.ofEpochMilli(open.placedMs()))
         .setRemoved(removed)
+        .setEntry(open.entry())
         .build();
   }
 
@@ -217,6 +218,7 @@ public final class BookProcessor
             .setTickSequence(tick.getSequence())
             .setTriggeredTs(now)
             .setPlacedTs(r.getPlacedTs())
+            .setEntry(r.getEntry())
             .build());
   }
 

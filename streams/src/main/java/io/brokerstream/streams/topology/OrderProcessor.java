@@ -125,7 +125,8 @@ public final class OrderProcessor implements Processor<String, Order, String, Sp
               record.timestamp(),
               rests.hold(),
               rests.underlyingId(),
-              expires);
+              expires,
+              1);
       working.rest(member, resultKey, open);
       ledger.event(
           record,

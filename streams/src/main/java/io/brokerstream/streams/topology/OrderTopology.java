@@ -1,18 +1,23 @@
 package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.Account;
+import io.brokerstream.avro.InstrumentStatus;
 import io.brokerstream.avro.OrderCommand;
 import io.brokerstream.avro.OrderEvent;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.Position;
+import io.brokerstream.avro.PriceControl;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.RestingOrder;
+import io.brokerstream.avro.UnrealizedPnl;
 import io.brokerstream.kafka.MemberPartition;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.rules.BoundedLetters;
+import io.brokerstream.rules.DecisionLimits;
 import io.brokerstream.rules.OrderDecider;
+import io.brokerstream.rules.PriceBand;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
@@ -117,21 +122,65 @@ public final class OrderTopology {
         () -> new AccountsStoreUpdater(cache));
 
     // A tick is a feed's claim: check it before it may price anything; refused ones are kept with
-    // their fault.
-    TickRules tickRules =
-        new TickRules(
-            Micros.parse(settings.get("orders.max-price")),
-            settings.getDouble("ticks.max-jump-factor"));
+    // their fault. A price in doubt halts its instrument (held ticks price nothing) until the feed
+    // confirms a level or an operator resumes it; halts and resumptions go to prices.status, which
+    // the decisions read as a global store.
+    TickRules tickRules = new TickRules(Micros.parse(settings.get("orders.max-price")));
+    PriceBand band =
+        new PriceBand(
+            settings.getDouble("ticks.max-jump-factor"),
+            settings.getDouble("ticks.halt-confirm-fraction"),
+            settings.getInt("ticks.halt-confirm-ticks"));
+    globalStore(
+        builder,
+        StoreNames.PRICE_STATUS,
+        Topics.PRICES_STATUS,
+        serdes.of(InstrumentStatus.class),
+        cache);
+    // Margin from the marks: each member's unrealized loss as the P&L flow last computed it. In
+    // memory: a few hundred members, rewritten every window, re-read whole from the compacted topic
+    // at a start.
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore(StoreNames.MEMBER_MARKS),
+                keys,
+                serdes.of(UnrealizedPnl.class))
+            .withLoggingDisabled(),
+        Topics.PNL_MEMBERS,
+        Consumed.with(keys, serdes.of(UnrealizedPnl.class)),
+        () -> new GlobalStoreUpdater<UnrealizedPnl>(StoreNames.MEMBER_MARKS, cache));
+    // Halts are few and rare: in memory, changelogged, so a restarted task keeps them.
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore(StoreNames.PRICE_HALTS), keys, StateSerdes.halts())
+            .withCachingDisabled());
     Map<String, KStream<String, TickValidator.Checked>> ticks =
         builder.stream(Topics.PRICE_TICKS, Consumed.with(keys, serdes.tick()))
+            .mapValues(tick -> (SpecificRecord) tick, Named.as("tick-in"))
+            .merge(
+                builder.stream(
+                        Topics.PRICES_CONTROLS, Consumed.with(keys, serdes.of(PriceControl.class)))
+                    .mapValues(control -> (SpecificRecord) control, Named.as("control-in")),
+                Named.as("ticks-and-controls"))
             .processValues(
                 () ->
                     new TickValidator(
-                        tickRules, cache, serdes.tickCodec(), settings.get("application.id")),
-                Named.as("validate-ticks"))
+                        tickRules,
+                        band,
+                        cache,
+                        serdes.tickCodec(),
+                        serdes.codec(PriceControl.class),
+                        settings.get("application.id")),
+                Named.as("validate-ticks"),
+                StoreNames.PRICE_HALTS)
             .split(Named.as("ticks-"))
-            .branch((id, checked) -> checked.refused() == null, Branched.as("accepted"))
+            .branch((id, checked) -> checked.tick() != null, Branched.as("accepted"))
+            .branch((id, checked) -> checked.status() != null, Branched.as("status"))
             .defaultBranch(Branched.as("refused"));
+    ticks
+        .get("ticks-status")
+        .mapValues(TickValidator.Checked::status, Named.as("status-change"))
+        .to(Topics.PRICES_STATUS, Produced.with(keys, serdes.of(InstrumentStatus.class)));
     ticks
         .get("ticks-refused")
         .mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
@@ -159,11 +208,7 @@ public final class OrderTopology {
     // The book of working orders, beside the ticks that cross them: entries from the member tasks
     // and the accepted ticks meet in one task per equity; crossed orders go back to their member's
     // task.
-    OrderDecider decider =
-        new OrderDecider(
-            MarketModel.load().pricer(),
-            Micros.parse(settings.get("orders.max-price")),
-            settings.getLong("orders.max-quantity"));
+    OrderDecider decider = new OrderDecider(MarketModel.load().pricer(), limits(settings));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(StoreNames.RESTING_BOOK),
@@ -292,6 +337,16 @@ public final class OrderTopology {
         .connectProcessorAndStateStores("decide", StoreNames.ORDER_RESULTS)
         .connectProcessorAndStateStores("working", StoreNames.ORDER_RESULTS);
     return topology;
+  }
+
+  /** The broker's own bounds on a decision, from the settings. */
+  static DecisionLimits limits(AppSettings settings) {
+    return new DecisionLimits(
+        Micros.parse(settings.get("orders.max-price")),
+        settings.getLong("orders.max-quantity"),
+        settings.getLong("orders.max-price-age-ms"),
+        settings.getLong("risk.marks-max-age-ms"),
+        settings.getDouble("orders.limit-band-factor"));
   }
 
   private static <V> void globalStore(

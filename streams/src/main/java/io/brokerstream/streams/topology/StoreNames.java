@@ -54,6 +54,15 @@ public final class StoreNames {
   // dedupes ticks between commits (in memory, no changelog: only the record cache's flush reads it)
   public static final String LATEST_TICKS = "latest-ticks";
 
+  /** Instruments halted, in the tick task (changelogged: a halt outlives a restart). */
+  public static final String PRICE_HALTS = "price-halts";
+
+  /** Each member's unrealized loss at the marks (pnl.members), a global store in memory. */
+  public static final String MEMBER_MARKS = "member-marks";
+
+  /** Whether each equity trades (prices.status), a global store. */
+  public static final String PRICE_STATUS = "price-status";
+
   private StoreNames() {}
 
   /** In the accounts store: the member index entry of an account, "m|MEMBER|ACCOUNT" -> cash. */

@@ -2,10 +2,14 @@ package io.brokerstream.streams.topology;
 
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.InstrumentStatus;
 import io.brokerstream.avro.Member;
+import io.brokerstream.avro.PnlScope;
 import io.brokerstream.avro.PriceTick;
+import io.brokerstream.avro.UnrealizedPnl;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.MemberMarks;
 import io.brokerstream.rules.ReferenceData;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -26,6 +30,14 @@ final class StoreReferenceData implements ReferenceData {
   private final KeyValueStore<String, Instrument> instruments;
   private final KeyValueStore<String, EquityStart> equityStarts;
   private final KeyValueStore<String, PriceTick> prices;
+  private final KeyValueStore<String, InstrumentStatus> statuses;
+  private final KeyValueStore<String, UnrealizedPnl> marks;
+
+  /** The latest price of an equity and its event time, decoded once per tick. */
+  private record Quote(long micros, long eventMs) {}
+
+  /** What the status cache holds for an equity that trades (a miss would read the store). */
+  private static final String TRADING = "";
 
   StoreReferenceData(ProcessingContext context, ReferenceCache cache) {
     this.cache = cache;
@@ -34,6 +46,8 @@ final class StoreReferenceData implements ReferenceData {
     instruments = context.getStateStore(StoreNames.INSTRUMENTS);
     equityStarts = context.getStateStore(StoreNames.EQUITY_STARTS);
     prices = context.getStateStore(StoreNames.PRICES);
+    statuses = context.getStateStore(StoreNames.PRICE_STATUS);
+    marks = context.getStateStore(StoreNames.MEMBER_MARKS);
   }
 
   @Override
@@ -64,12 +78,61 @@ final class StoreReferenceData implements ReferenceData {
 
   @Override
   public Long priceMicros(String equityId) {
+    Quote q = quote(equityId);
+    return q == null ? null : q.micros();
+  }
+
+  @Override
+  public Long priceTimeMs(String equityId) {
+    Quote q = quote(equityId);
+    return q == null ? null : q.eventMs();
+  }
+
+  private Quote quote(String equityId) {
     return cache.get(
         StoreNames.PRICES,
         equityId,
         id -> {
           PriceTick tick = prices.get(id);
-          return tick == null ? null : Micros.of(tick.getPrice());
+          return tick == null
+              ? null
+              : new Quote(Micros.of(tick.getPrice()), tick.getEventTs().toEpochMilli());
+        });
+  }
+
+  @Override
+  public String halt(String equityId) {
+    String halt =
+        cache.get(
+            StoreNames.PRICE_STATUS,
+            equityId,
+            id -> {
+              InstrumentStatus s = statuses.get(id);
+              return s == null || !"HALTED".equals(s.getState())
+                  ? TRADING
+                  : "since "
+                      + s.getSinceTs()
+                      + " ("
+                      + s.getReason()
+                      + (s.getDetail() == null ? "" : ": " + s.getDetail())
+                      + ")";
+            });
+    return halt == null || halt.isEmpty() ? null : halt;
+  }
+
+  @Override
+  public MemberMarks marks(String memberId) {
+    return cache.get(
+        StoreNames.MEMBER_MARKS,
+        memberId,
+        id -> {
+          UnrealizedPnl m = marks.get(id);
+          return m == null || m.getScope() != PnlScope.MEMBER
+              ? null
+              : new MemberMarks(
+                  Math.min(0, Micros.of(m.getUnrealizedLoss())),
+                  m.getPositions(),
+                  m.getComputedTs().toEpochMilli());
         });
   }
 

@@ -118,12 +118,17 @@ public final class WorkingOrderProcessor
     if (current == null) {
       return; // cancelled or expired before the trigger reached the member: that outcome stands
     }
-    long placed = trigger.getPlacedTs().toEpochMilli();
-    if (placed != 0 && placed != current.placedMs()) {
+    if (stale(trigger, current)) {
       return; // from the entry an amend replaced: the amended order rests on its new terms
     }
     OpenOrder open = working.take(member, key);
     Order order = open.order();
+    if (open.expiresMs() > 0 && trigger.getTriggeredTs().toEpochMilli() >= open.expiresMs()) {
+      // crossed at or after its close (the expiry check runs seconds apart): a DAY order never
+      // fills after its market closed
+      expired(record, member, open);
+      return;
+    }
     long price = Micros.of(trigger.getPrice());
     ledger.event(
         record,
@@ -139,7 +144,7 @@ public final class WorkingOrderProcessor
     // the instrument, short rules and buying power (less what the member's other working orders
     // hold) may have changed while it rested. A stop order is a market order now: no limit to meet.
     Decision decision =
-        decider.decide(
+        decider.decideTriggered(
             order,
             member,
             trigger.getTriggeredTs(),
@@ -149,6 +154,18 @@ public final class WorkingOrderProcessor
             price,
             working.reserved(member));
     ledger.decided(record, member, order, open.receivedMs(), decision);
+  }
+
+  /**
+   * Whether a trigger is from an entry of the order other than its current one: by entry number, or
+   * (entries written before they were numbered) by the time the entry took its place.
+   */
+  static boolean stale(OrderTrigger trigger, OpenOrder current) {
+    if (trigger.getEntry() != 0 && current.entry() != 0) {
+      return trigger.getEntry() != current.entry();
+    }
+    long placed = trigger.getPlacedTs().toEpochMilli();
+    return placed != 0 && placed != current.placedMs();
   }
 
   private void cancel(Record<String, SpecificRecord> record, String member, OrderCommand command) {
@@ -184,6 +201,18 @@ public final class WorkingOrderProcessor
       return;
     }
     Order before = open.order();
+    if (open.expiresMs() > 0 && record.timestamp() >= open.expiresMs()) {
+      // an amend that reaches the broker after the order's close finds it expired
+      expired(record, member, open);
+      ledger.refusal(
+          record,
+          member,
+          before.getOrderId(),
+          OrderEventType.AMEND_REJECTED,
+          "order " + before.getOrderId() + " expired at its market close",
+          command.getTraceId());
+      return;
+    }
     String refused = amendRefused(before, command);
     Placement.Outcome outcome = null;
     Order after = null;
@@ -235,7 +264,8 @@ public final class WorkingOrderProcessor
               record.timestamp(),
               rests.hold(),
               rests.underlyingId(),
-              open.expiresMs());
+              open.expiresMs(),
+              open.entry() + 1);
       working.rest(member, key, amended);
       ledger.book(record, BookProcessor.entry(member, amended, false));
       ledger.event(
@@ -288,22 +318,26 @@ public final class WorkingOrderProcessor
       if (open == null) {
         continue;
       }
-      Record<String, SpecificRecord> at = new Record<>(key, null, nowMs);
-      Order order = open.order();
-      Instant close = Instant.ofEpochMilli(open.expiresMs());
-      ledger.book(at, BookProcessor.entry(member, open, true));
-      ledger.event(
-          at,
-          member,
-          order,
-          OrderEventType.EXPIRED,
-          null,
-          null,
-          null,
-          "DAY order still working at the market close " + close,
-          order.getTraceId());
-      ledger.expired(at, member, order, open.receivedMs(), close);
+      expired(new Record<>(key, null, nowMs), member, open);
     }
+  }
+
+  /** A DAY order taken off at (or found past) its close: removal, EXPIRED event and result. */
+  private void expired(Record<String, ?> at, String member, OpenOrder open) {
+    Order order = open.order();
+    Instant close = Instant.ofEpochMilli(open.expiresMs());
+    ledger.book(at, BookProcessor.entry(member, open, true));
+    ledger.event(
+        at,
+        member,
+        order,
+        OrderEventType.EXPIRED,
+        null,
+        null,
+        null,
+        "DAY order still working at the market close " + close,
+        order.getTraceId());
+    ledger.expired(at, member, order, open.receivedMs(), close);
   }
 
   /**

@@ -4,6 +4,7 @@ import io.brokerstream.avro.Account;
 import io.brokerstream.avro.DeadLetter;
 import io.brokerstream.avro.EquityStart;
 import io.brokerstream.avro.Instrument;
+import io.brokerstream.avro.InstrumentStatus;
 import io.brokerstream.avro.Member;
 import io.brokerstream.avro.Order;
 import io.brokerstream.avro.OrderCommand;
@@ -11,8 +12,10 @@ import io.brokerstream.avro.OrderEvent;
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderTrigger;
 import io.brokerstream.avro.Position;
+import io.brokerstream.avro.PriceControl;
 import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.Side;
+import io.brokerstream.avro.UnrealizedPnl;
 import io.brokerstream.money.Micros;
 import io.brokerstream.rules.PositionState;
 import io.brokerstream.rules.RiskState;
@@ -68,7 +71,11 @@ final class FlowFixture implements AutoCloseable {
   final TestInputTopic<String, OrderTrigger> fastTriggersIn;
   final TestOutputTopic<String, OrderEvent> events;
   final TestOutputTopic<String, OrderTrigger> triggers;
+  final TestInputTopic<String, PriceControl> controls;
+  final TestInputTopic<String, UnrealizedPnl> memberMarks;
+  final TestOutputTopic<String, InstrumentStatus> statuses;
   private int orderNo;
+  private long tickNo = 100;
 
   FlowFixture() {
     this(Map.of());
@@ -88,7 +95,11 @@ final class FlowFixture implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
-    Map<String, String> overrides = new HashMap<>(Map.of("state.dir", stateDir.toString()));
+    // Tables of cases send orders at any broker time against prices stamped NOW: the age of a price
+    // is
+    // its own test's subject (StalePricesTest), which sets the bound again.
+    Map<String, String> overrides =
+        new HashMap<>(Map.of("state.dir", stateDir.toString(), "orders.max-price-age-ms", "0"));
     overrides.putAll(settingOverrides);
     AppSettings settings = AppSettings.of(overrides);
     InMemorySchemaRegistry registry = new InMemorySchemaRegistry();
@@ -146,6 +157,36 @@ final class FlowFixture implements AutoCloseable {
     triggers =
         driver.createOutputTopic(
             Topics.ORDER_TRIGGERS, keyOut, serdes.of(OrderTrigger.class).deserializer());
+    controls =
+        driver.createInputTopic(
+            Topics.PRICES_CONTROLS, keys, serdes.of(PriceControl.class).serializer());
+    memberMarks =
+        driver.createInputTopic(
+            Topics.PNL_MEMBERS, keys, serdes.of(UnrealizedPnl.class).serializer());
+    statuses =
+        driver.createOutputTopic(
+            Topics.PRICES_STATUS, keyOut, serdes.of(InstrumentStatus.class).deserializer());
+  }
+
+  /** A tick from the feed (event time NOW, in sequence). */
+  FlowFixture feed(String equity, String price) {
+    ticks.pipeInput(equity, tick(equity, price, ++tickNo), NOW);
+    return this;
+  }
+
+  /** An operator's halt or resumption. */
+  FlowFixture control(String equity, String action, String reason) {
+    controls.pipeInput(
+        equity,
+        PriceControl.newBuilder()
+            .setInstrumentId(equity)
+            .setAction(action)
+            .setOperator("ops")
+            .setReason(reason)
+            .setTs(NOW)
+            .build(),
+        NOW);
+    return this;
   }
 
   // --- reference data
@@ -158,6 +199,42 @@ final class FlowFixture implements AutoCloseable {
             .setName(id)
             .setStatus(status)
             .setCreditLimit(money(creditLimit))
+            .build());
+    return this;
+  }
+
+  /** A member under a trading state and per-order limits (null: none). */
+  FlowFixture member(
+      String id, String state, Long maxQuantity, String maxNotional, Integer perSecond) {
+    members.pipeInput(
+        id,
+        Member.newBuilder()
+            .setMemberId(id)
+            .setName(id)
+            .setStatus("ACTIVE")
+            .setCreditLimit(money("1000000"))
+            .setTradingState(state)
+            .setMaxOrderQuantity(maxQuantity)
+            .setMaxOrderNotional(maxNotional == null ? null : money(maxNotional))
+            .setMaxOrdersPerSecond(perSecond)
+            .build());
+    return this;
+  }
+
+  /** What the P&L flow says of a member's open positions: their loss, and when it computed it. */
+  FlowFixture marks(String member, String loss, int positions, Instant computed) {
+    memberMarks.pipeInput(
+        member,
+        UnrealizedPnl.newBuilder()
+            .setScope(io.brokerstream.avro.PnlScope.MEMBER)
+            .setMemberId(member)
+            .setMarketValue(money("0"))
+            .setCostBasis(money("0"))
+            .setUnrealizedPnl(money(loss))
+            .setUnrealizedLoss(money(loss))
+            .setPositions(positions)
+            .setWindowEnd(computed)
+            .setComputedTs(computed)
             .build());
     return this;
   }
@@ -237,6 +314,12 @@ final class FlowFixture implements AutoCloseable {
 
   FlowFixture price(String equity, String price) {
     latestPrices.pipeInput(equity, tick(equity, price, 1));
+    return this;
+  }
+
+  /** A record of prices.latest as it is (its event time the tick's). */
+  FlowFixture latest(PriceTick tick) {
+    latestPrices.pipeInput(tick.getInstrumentId(), tick);
     return this;
   }
 

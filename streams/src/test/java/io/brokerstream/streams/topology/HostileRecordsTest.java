@@ -141,6 +141,7 @@ class HostileRecordsTest {
   @Test
   void aTickOlderThanTheLastAcceptedOneIsRefusedAndPricesNothing() {
     Instant t = FlowFixture.NOW.plusSeconds(10);
+    flow.driver.advanceWallClockTime(java.time.Duration.ofSeconds(10)); // t is the broker's now
     flow.ticks.pipeInput("EQ1", tickAt("101", t, 2));
     flow.ticks.pipeInput("EQ1", tickAt("99", t.minusMillis(1), 3)); // delayed or replayed
     flow.ticks.pipeInput("EQ1", tickAt("102", t, 4)); // the same instant is not older

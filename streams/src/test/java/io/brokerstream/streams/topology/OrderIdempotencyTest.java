@@ -90,7 +90,7 @@ class OrderIdempotencyTest {
 
   @Test
   void aWorkingOrdersIdIsTakenWhileItWorksThoughItHasNoResultYet() {
-    Order resting = flow.order("A1", "EQ1", Side.BUY, 2, "1");
+    Order resting = flow.order("A1", "EQ1", Side.BUY, 2, "90");
     resting.setOrderId("rest-1");
     resting.setTimeInForce(TimeInForce.GTC);
     flow.orders.pipeInput("M1", resting, FlowFixture.NOW);

@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brokerstream.avro.OrderResult;
 import io.brokerstream.avro.OrderStatus;
+import io.brokerstream.avro.PriceTick;
 import io.brokerstream.avro.ReasonCode;
 import io.brokerstream.avro.Side;
 import java.time.LocalDate;
@@ -218,6 +219,48 @@ class ValidationTest {
   }
 
   @Test
+  void preTradeControls() {
+    try (FlowFixture fresh =
+        new FlowFixture(java.util.Map.of("orders.max-price-age-ms", "60000")).standard()) {
+      preTradeControls(fresh);
+    }
+  }
+
+  /** The broker's own controls, each by the reason code it answers with. */
+  private void preTradeControls(FlowFixture flow) {
+    flow.member("M5", "ACTIVE", 10L, "500", null)
+        .account("A5", "M5", "ACTIVE", "100000", true)
+        .member("M6", "REDUCING", null, null, null)
+        .account("A6", "M6", "ACTIVE", "100000", false)
+        .member("M7", "HALTED", null, null, null)
+        .account("A7", "M7", "ACTIVE", "100000", false);
+    assertRejected(
+        flow.send("M5", "A5", "EQ1", Side.BUY, 11), ReasonCode.ORDER_TOO_LARGE, "limit of 10");
+    assertRejected(
+        flow.send("M5", "A5", "EQ1", Side.BUY, 6), ReasonCode.ORDER_TOO_LARGE, "limit of 500");
+    assertRejected(
+        flow.send("M6", "A6", "EQ1", Side.BUY, 1), ReasonCode.REDUCE_ONLY, "only reduce");
+    assertRejected(flow.send("M7", "A7", "EQ1", Side.BUY, 1), ReasonCode.MEMBER_HALTED, "halted");
+    assertRejected(
+        flow.send("M1", flow.order("A1", "EQ1", Side.BUY, 1, "500.000001")),
+        ReasonCode.PRICE_OUT_OF_BAND,
+        "5.0x away");
+    // marks older than 30 s refuse new exposure for a member with open positions
+    flow.marks("M5", "-10", 1, FlowFixture.NOW.minusSeconds(31));
+    assertRejected(flow.send("M5", "A5", "EQ1", Side.BUY, 1), ReasonCode.STALE_MARKS, "31 s old");
+    // a price older than the bound (here 60 s) fills nothing
+    flow.equity("EQ8", "ACTIVE");
+    PriceTick old = FlowFixture.tick("EQ8", "50", 1);
+    old.setEventTs(FlowFixture.NOW.minusSeconds(61));
+    flow.latest(old);
+    assertRejected(flow.buy("A1", "EQ8", 1), ReasonCode.STALE_PRICE, "61 s old");
+    // a halted equity trades nothing
+    flow.control("EQ1", "HALT", "news pending");
+    flow.driver.advanceWallClockTime(java.time.Duration.ofMillis(200));
+    assertRejected(flow.buy("A1", "EQ1", 1), ReasonCode.INSTRUMENT_HALTED, "news pending");
+  }
+
+  @Test
   void everyReasonCodeIsReachable() {
     List<Consumer<FlowFixture>> scenarios =
         List.of(
@@ -227,9 +270,11 @@ class ValidationTest {
             this::pricesMustBeKnown,
             this::limitsAreRespectedBothWays,
             this::sellingMoreThanHeldNeedsShortPermission,
-            this::buyingPowerIsCashOfAllAccountsPlusCreditPlusRealized);
+            this::buyingPowerIsCashOfAllAccountsPlusCreditPlusRealized,
+            this::preTradeControls);
     for (Consumer<FlowFixture> scenario : scenarios) {
-      try (FlowFixture fresh = new FlowFixture().standard()) {
+      try (FlowFixture fresh =
+          new FlowFixture(java.util.Map.of("orders.max-price-age-ms", "60000")).standard()) {
         scenario.accept(fresh);
       }
     }

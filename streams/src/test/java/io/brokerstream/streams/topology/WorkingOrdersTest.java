@@ -448,6 +448,82 @@ class WorkingOrdersTest {
     assertThat(reserved()).isZero();
   }
 
+  private OrderTrigger trigger(Order order, String price, java.time.Instant at, long entry) {
+    return OrderTrigger.newBuilder()
+        .setOrderId(order.getOrderId())
+        .setInstrumentId(order.getInstrumentId())
+        .setPrice(FlowFixture.money(price))
+        .setTickSequence(++sequence)
+        .setTriggeredTs(at)
+        .setPlacedTs(FlowFixture.NOW)
+        .setEntry(entry)
+        .build();
+  }
+
+  @Test
+  void aDayOrderCrossedAfterItsCloseExpiresInsteadOfFilling() {
+    java.time.Instant close = java.time.Instant.parse("2026-11-20T21:00:00Z"); // 16:00 New York
+    Order late = day("A1", "EQ1", Side.BUY, 10, "95");
+    Order early = day("A1", "EQ1", Side.BUY, 10, "95");
+    flow.orders.pipeInput("M1", late, FlowFixture.NOW);
+    flow.orders.pipeInput("M1", early, FlowFixture.NOW);
+    flow.events.readValuesToList();
+    // the book crossed both, one a millisecond before the close, one at it; their triggers reach
+    // the member task before its next expiry check would have taken them off
+    flow.fastTriggersIn.pipeInput(
+        "M1", trigger(early, "94", close.minusMillis(1), 1), close.minusMillis(1));
+    flow.fastTriggersIn.pipeInput("M1", trigger(late, "94", close, 1), close);
+    List<OrderResult> results = flow.results.readValuesToList();
+    assertThat(results)
+        .extracting(OrderResult::getOrderId, OrderResult::getStatus)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(early.getOrderId(), OrderStatus.ACCEPTED),
+            org.assertj.core.groups.Tuple.tuple(late.getOrderId(), OrderStatus.EXPIRED));
+    assertThat(flow.position("A1", "EQ1").quantity()).isEqualTo(10);
+    assertThat(reserved()).isZero();
+    assertThat(working(late.getOrderId())).isNull();
+  }
+
+  @Test
+  void anAmendAfterTheCloseFindsTheDayOrderExpired() {
+    Order buy = day("A1", "EQ1", Side.BUY, 10, "95");
+    place(buy);
+    flow.events.readValuesToList();
+    amend(buy.getOrderId(), 5L, null, null, java.time.Instant.parse("2026-11-20T21:00:00Z"));
+    assertThat(flow.results.readValue().getStatus()).isEqualTo(OrderStatus.EXPIRED);
+    assertThat(events()).containsExactly(OrderEventType.EXPIRED, OrderEventType.AMEND_REJECTED);
+    assertThat(reserved()).isZero();
+  }
+
+  @Test
+  void aTriggerOfTheEntryAnAmendReplacedInTheSameMillisecondIsNotTakenForTheNewOne() {
+    Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
+    java.time.Instant at = FlowFixture.NOW;
+    flow.orders.pipeInput("M1", buy, at);
+    // amended in the same millisecond it was placed (LogAppendTime stamps a batch alike)
+    amend(buy.getOrderId(), null, "90", null, at);
+    assertThat(working(buy.getOrderId()).placedMs()).isEqualTo(at.toEpochMilli());
+    assertThat(working(buy.getOrderId()).entry()).isEqualTo(2);
+    // the book had crossed the first entry (95) at 94 before the amend reached it
+    flow.fastTriggersIn.pipeInput("M1", trigger(buy, "94", at, 1), at);
+    assertThat(flow.results.isEmpty()).as("the old entry's trigger is dropped").isTrue();
+    assertThat(working(buy.getOrderId())).isNotNull();
+    // the new entry's own trigger fills it
+    flow.fastTriggersIn.pipeInput("M1", trigger(buy, "89", at, 2), at);
+    OrderResult fill = flow.results.readValue();
+    assertThat(fill.getStatus()).isEqualTo(OrderStatus.ACCEPTED);
+    assertThat(fill.getFillPrice()).isEqualTo(FlowFixture.money("89"));
+  }
+
+  @Test
+  void theBookSendsTheEntryNumberBackWithItsTrigger() {
+    Order buy = gtc("A1", "EQ1", Side.BUY, 10, "95");
+    place(buy);
+    amend(buy.getOrderId(), null, "96", null, FlowFixture.NOW.plusSeconds(1));
+    tick("EQ1", "95.5");
+    assertThat(flow.triggers.readValue().getEntry()).isEqualTo(2);
+  }
+
   @Test
   void aDayOrderThatFillsBeforeTheCloseDoesNotExpire() {
     Order buy = day("A1", "EQ1", Side.BUY, 10, "95");
