@@ -55,6 +55,9 @@ def test_environ() -> dict[str, str]:
     env = shifted_environ(PORT_SHIFT, ".data-test")
     # a cap small enough for a test to reach (the default is 2000 waiting polls per member)
     env.setdefault("BROKER_GATEWAY_MAX_WAITING_POLLS_PER_MEMBER", "40")
+    # the session opens its prices once and trades on them for longer than the 15 minutes an order may fill
+    # at a price; the bound's own tests stamp their ticks older than this
+    env.setdefault("BROKER_ORDERS_MAX_PRICE_AGE_MS", "3600000")
     return env
 
 

@@ -16,6 +16,7 @@ import io.brokerstream.streams.topology.FastTriggers;
 import io.brokerstream.streams.topology.LocalResults;
 import io.brokerstream.streams.topology.OrderTopology;
 import io.brokerstream.streams.topology.ReferenceCache;
+import io.brokerstream.streams.topology.ReferenceLetters;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,6 +80,11 @@ public final class BrokerApp {
             ClientLogin.load(settings.get("kafka.login")),
             settings.get("application.id"),
             serdes.result().deserializer());
+    ReferenceLetters referenceLetters =
+        new ReferenceLetterProducer(
+            settings.get("kafka.bootstrap"),
+            ClientLogin.load(settings.get("kafka.login")),
+            serdes.deadLetter().serializer());
     AppMetrics metrics = new AppMetrics();
     Topology topology =
         OrderTopology.build(
@@ -92,7 +98,8 @@ public final class BrokerApp {
             cache,
             fastTriggers,
             results,
-            resultsTail);
+            resultsTail,
+            referenceLetters);
     log.info("topology:\n{}", topology.describe());
 
     KafkaStreams streams = new KafkaStreams(topology, props);
@@ -171,6 +178,7 @@ public final class BrokerApp {
                         }
                       });
                   closeQuietly("fast trigger producer", fastTriggers::close);
+                  closeQuietly("reference letter producer", referenceLetters::close);
                   closeQuietly("results tail reader", resultsTail::close);
                   stopped.countDown();
                 },

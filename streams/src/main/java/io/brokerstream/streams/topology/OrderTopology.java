@@ -18,6 +18,7 @@ import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.rules.DecisionLimits;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.PriceBand;
+import io.brokerstream.rules.ReferenceChecks;
 import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
@@ -98,6 +99,29 @@ public final class OrderTopology {
       FastTriggers fast,
       LocalResults results,
       ResultsTail tail) {
+    return build(
+        settings,
+        serdes,
+        streamsProps,
+        onResult,
+        cache,
+        fast,
+        results,
+        tail,
+        ReferenceLetters.NONE);
+  }
+
+  /** The same, with where refused reference records' dead letters go. */
+  public static Topology build(
+      AppSettings settings,
+      AppSerdes serdes,
+      Properties streamsProps,
+      BiConsumer<String, OrderResult> onResult,
+      ReferenceCache cache,
+      FastTriggers fast,
+      LocalResults results,
+      ResultsTail tail,
+      ReferenceLetters letters) {
     Serde<String> keys = Serdes.String();
     boolean inMemory = "in_memory".equals(settings.get("stores.member"));
     StreamsBuilder builder = new StreamsBuilder();
@@ -107,10 +131,28 @@ public final class OrderTopology {
     // decoded values holds for a key.
     globalStore(builder, StoreNames.MEMBERS, Topics.REF_MEMBERS, serdes.member(), cache);
     globalStore(builder, StoreNames.API_KEYS, Topics.REF_API_KEYS, serdes.apiKey(), cache);
-    globalStore(
-        builder, StoreNames.INSTRUMENTS, Topics.REF_INSTRUMENTS, serdes.instrument(), cache);
-    globalStore(
-        builder, StoreNames.EQUITY_STARTS, Topics.REF_EQUITY_STARTS, serdes.equityStart(), cache);
+    // Model inputs are checked again (Postgres checks them where they enter): a record written
+    // around it with a NaN volatility or an absurd multiplier is refused and dead-lettered.
+    long maxPrice = Micros.parse(settings.get("orders.max-price"));
+    String application = settings.get("application.id");
+    checkedStore(
+        builder,
+        StoreNames.INSTRUMENTS,
+        Topics.REF_INSTRUMENTS,
+        serdes.instrument(),
+        cache,
+        i -> ReferenceChecks.problem(i, maxPrice),
+        letters,
+        application);
+    checkedStore(
+        builder,
+        StoreNames.EQUITY_STARTS,
+        Topics.REF_EQUITY_STARTS,
+        serdes.equityStart(),
+        cache,
+        ReferenceChecks::problem,
+        letters,
+        application);
     globalStore(builder, StoreNames.PRICES, Topics.PRICES_LATEST, serdes.tick(), cache);
     // Accounts keep an index by member too, for the member's deposited cash.
     builder.addGlobalStore(
@@ -347,6 +389,23 @@ public final class OrderTopology {
         settings.getLong("orders.max-price-age-ms"),
         settings.getLong("risk.marks-max-age-ms"),
         settings.getDouble("orders.limit-band-factor"));
+  }
+
+  private static <V> void checkedStore(
+      StreamsBuilder builder,
+      String name,
+      String topic,
+      Serde<V> values,
+      ReferenceCache cache,
+      java.util.function.Function<V, String> check,
+      ReferenceLetters letters,
+      String application) {
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values)
+            .withLoggingDisabled(),
+        topic,
+        Consumed.with(Serdes.String(), values),
+        () -> new GlobalStoreUpdater<V>(name, cache, check, letters, application));
   }
 
   private static <V> void globalStore(

@@ -51,6 +51,7 @@ final class FlowFixture implements AutoCloseable {
   final AppSerdes serdes;
   final TopologyTestDriver driver;
   final List<OrderResult> notified = new ArrayList<>();
+  final List<DeadLetter> referenceLetters = new ArrayList<>();
   final LocalResults localResults = new LocalResults();
   private final Path stateDir;
   private final TestInputTopic<String, Member> members;
@@ -116,7 +117,8 @@ final class FlowFixture implements AutoCloseable {
                 new ReferenceCache(),
                 fast,
                 localResults,
-                ResultsTail.NONE),
+                ResultsTail.NONE,
+                referenceLetters::add),
             props,
             NOW);
     StringSerializer keys = new StringSerializer();
@@ -298,6 +300,12 @@ final class FlowFixture implements AutoCloseable {
             .setMultiplier(100)
             .setExerciseStyle(style)
             .build());
+    return this;
+  }
+
+  /** An instrument record as a feed of reference data might send it, checked or not. */
+  FlowFixture instrument(Instrument instrument) {
+    instruments.pipeInput(instrument.getInstrumentId(), instrument);
     return this;
   }
 
