@@ -170,7 +170,6 @@ def test_refused_ticks_are_dead_lettered_and_never_price_an_order(stack, world, 
         (equity, 0, "NON_POSITIVE_PRICE"),
         (equity, -5_000_000, "NON_POSITIVE_PRICE"),
         (equity, 2_000_000_000_000, "PRICE_TOO_HIGH"),
-        (equity, int(price * 1_000_000) * 100, "PRICE_JUMP"),
         ("EQ999999", 10_000_000, "UNKNOWN_INSTRUMENT"),
         ("OP00000001", 10_000_000, "NOT_AN_EQUITY"),
     ]
