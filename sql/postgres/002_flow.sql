@@ -160,9 +160,11 @@ CREATE OR REPLACE VIEW pnl_positions AS
 SELECT 'POSITION'::text AS scope, p.member_id, p.account_id, p.instrument_id, p.underlying_id, p.quantity,
        m.underlying_price, m.mark_price,
        p.quantity * p.multiplier * m.mark_price AS market_value,
-       sign(p.quantity) * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS cost_basis,
+       (CASE WHEN p.quantity < 0 THEN -1 ELSE 1 END)::numeric
+         * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS cost_basis,
        p.quantity * p.multiplier * m.mark_price
-         - sign(p.quantity) * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS unrealized_pnl,
+         - (CASE WHEN p.quantity < 0 THEN -1 ELSE 1 END)::numeric
+           * coalesce(p.cost_basis, abs(p.quantity) * p.avg_cost) * p.multiplier AS unrealized_pnl,
        1 AS positions, m.window_end, m.computed_ts, m.first_tick_ts,
        greatest(p.synced_at, m.synced_at) AS synced_at
 FROM positions p JOIN instrument_marks m ON m.instrument_id = p.instrument_id

@@ -49,6 +49,11 @@ def test_an_insert_update_and_delete_in_postgres_arrive_in_the_reference_topic(s
         "name": "Test Member",
         "status": "ACTIVE",
         "credit_limit": Decimal("1000.500000"),
+        # the pre-trade controls' columns, at their defaults
+        "trading_state": "ACTIVE",
+        "max_order_quantity": None,
+        "max_order_notional": None,
+        "max_orders_per_second": None,
     }
     assert updated.value["credit_limit"] == Decimal("2000.250000") and updated.value["status"] == "SUSPENDED"
     assert deleted.value is None  # a tombstone: the key is gone from the tables built on the topic

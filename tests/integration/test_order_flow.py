@@ -125,6 +125,7 @@ def test_one_request_places_an_order_and_answers_with_its_result(world, gateway_
     order_id, resp = place(10000)
     assert resp.status_code == 200, resp.text
     assert resp.json()["status"] == "ACCEPTED" and resp.json() == gw.get(f"/orders/{order_id}").json()
+    half = (Decimal(resp.json()["fill_price"]) / 2).quantize(Decimal("0.01"))
     order_id, resp = place(10000, quantity=0)
     assert resp.status_code == 200 and resp.json()["reason"] == "INVALID_QUANTITY", resp.text
 
@@ -132,7 +133,8 @@ def test_one_request_places_an_order_and_answers_with_its_result(world, gateway_
     assert resp.status_code == 202 and resp.json()["order_id"] == order_id
 
     t0 = time.monotonic()
-    order_id, resp = place(700, limit_price="0.01", time_in_force="GTC")  # rests: no result within the wait
+    # rests (a buy limit at half the price: within the erroneous-order band): no result within the wait
+    order_id, resp = place(700, limit_price=str(half), time_in_force="GTC")
     assert resp.status_code == 202 and resp.json()["order_id"] == order_id, resp.text
     assert time.monotonic() - t0 >= 0.6
     cancelled = gw.http.post(f"{gw.url}/orders/{order_id}/cancel", params={"wait_ms": 20000}, timeout=40)
@@ -156,12 +158,14 @@ def test_orders_through_the_gateway_end_with_the_right_results_and_positions(wor
     buy = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=30)
     assert buy["status"] == "ACCEPTED" and Decimal(buy["realized_pnl"]) == 0
     assert buy["closed_quantity"] == 0 and buy["closed_avg_cost"] is None  # opening closes nothing
-    sell = gw.order(account_id=account, instrument_id=instrument, side="SELL", quantity=10, limit_price="0.01")
+    # a sell limit at half the price: marketable, and inside the erroneous-order band (5x)
+    half = (Decimal(buy["fill_price"]) / 2).quantize(Decimal("0.01"))
+    sell = gw.order(account_id=account, instrument_id=instrument, side="SELL", quantity=10, limit_price=str(half))
     assert sell["status"] == "ACCEPTED"
     # the result is the fill's realized P&L record: what it closed, at what cost, realizing what
     assert sell["closed_quantity"] == 10
     assert Decimal(sell["realized_pnl"]) == 10 * (Decimal(sell["fill_price"]) - Decimal(sell["closed_avg_cost"]))
-    rejected = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=1, limit_price="0.01")
+    rejected = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=1, limit_price=str(half))
     assert rejected["status"] == "REJECTED" and rejected["reason"] == "LIMIT_NOT_MET"
     zero = gw.order(account_id=account, instrument_id=instrument, side="BUY", quantity=0)
     assert zero["reason"] == "INVALID_QUANTITY"
@@ -169,7 +173,9 @@ def test_orders_through_the_gateway_end_with_the_right_results_and_positions(wor
     positions = {p["instrument_id"]: p for p in gw.get(f"/accounts/{account}/positions").json()["positions"]}
     assert positions[instrument]["quantity"] == start_qty + 20
     risk = gw.get(f"/members/{member}/risk").json()
-    assert Decimal(risk["available"]) == Decimal(risk["buying_power"]) - Decimal(risk["committed"])
+    assert Decimal(risk["available"]) == Decimal(risk["buying_power"]) - Decimal(risk["committed"]) - Decimal(
+        risk["reserved"]
+    )
     assert Decimal(risk["committed"]) > 0
 
     # options are priced from the underlying

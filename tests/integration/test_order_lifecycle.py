@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import time
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 import pytest
 
@@ -65,13 +65,11 @@ def _buy_to_long(gw, account: str, instrument: str, quantity: int) -> Decimal:
 
 
 def _reserved_for_buy(gw, account: str, instrument: str, bought: int, quantity: int, level: Decimal) -> Decimal:
-    """What a working buy of `quantity` at `level` reserves: the position at its new average cost (rounded
-    half-even to whole micros) less what it commits now. Not simply quantity x level, since the averages round."""
+    """What a working buy of `quantity` at `level` reserves: what its fill would add to the committed value.
+    The position keeps the exact cost of its open units, so that is quantity x level exactly."""
     held = _held(gw, account, instrument)
-    q0, avg0 = held["quantity"], Decimal(held["avg_cost"])
-    assert q0 >= bought, held  # it bought this many just now and sells none
-    avg1 = ((q0 * avg0 + quantity * level) / (q0 + quantity)).quantize(Decimal("0.000001"), rounding=ROUND_HALF_EVEN)
-    return (q0 + quantity) * avg1 - q0 * avg0
+    assert held["quantity"] >= bought, held  # it bought this many just now and sells none
+    return quantity * level
 
 
 def _open(gw, member: str) -> dict[str, dict]:

@@ -208,13 +208,14 @@ class OrderGenerator:
     def _limit(self, instrument_id: str, side: str) -> int | None:
         if self.rng.random() >= self.mix.limit_share:
             return None
-        # Far from the market on the safe side: an equity's buy limit at 3x, its sell limit at a third.
-        # Options are priced by the broker's model, which our rough price may miss by a lot: their
-        # buy limit is 100x plus $100, their sell limit the smallest positive price.
+        # Far from the market on the safe side: an equity's buy limit at twice its start price, its sell
+        # limit at half (inside the broker's erroneous-order band of 5x, with room for the price to move
+        # 2.5x). Options are priced by the broker's model, which our rough price may miss by a lot, and
+        # are not banded: their buy limit is 100x plus $100, their sell limit the smallest positive price.
         price = self.price[instrument_id]
         if self.multiplier[instrument_id] > 1:
             return price * 100 + 100 * MICROS if side == "BUY" else 1
-        return price * 3 if side == "BUY" else max(1, price // 3)
+        return price * 2 if side == "BUY" else max(1, price // 2)
 
     def _fault_possible(self, kind: str) -> bool:
         return {

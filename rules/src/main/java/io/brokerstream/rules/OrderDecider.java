@@ -266,12 +266,14 @@ public final class OrderDecider {
     boolean buy = order.getSide() == Side.BUY;
     double band = limits.limitBandFactor();
     if (limit != null
+        && !option
         && atPrice == null
         && band > 0
         && (limit > fill * band || limit * band < fill)) {
       // a limit this far from the market is a slip of the finger, not an intention (the market
       // access rule's erroneous-order control): a buy there would fill at once at the market, a
-      // sell far below it too, and one on the far side would rest for nothing
+      // sell far below it too, and one on the far side would rest for nothing. Not for options: a
+      // model value near 0 (far out of the money) makes any ratio band refuse sensible limits.
       return reject(
           ReasonCode.PRICE_OUT_OF_BAND,
           "limit "

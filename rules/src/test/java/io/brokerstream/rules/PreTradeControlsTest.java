@@ -60,6 +60,7 @@ class PreTradeControlsTest {
         public Instrument instrument(String id) {
           return switch (id) {
             case "C1" -> option("C1", "HALT");
+            case "C2" -> option("C2", "EQ1");
             default -> equity(id);
           };
         }
@@ -111,6 +112,7 @@ class PreTradeControlsTest {
         "a limit a micro further                              # A1  # EQ1  # BUY  # 1   # 500.000001 # 0 # PRICE_OUT_OF_BAND",
         "a limit 5x below the price                           # A1  # EQ1  # SELL # 1   # 20     # 1    # FILLED",
         "a limit a micro further below                        # A1  # EQ1  # SELL # 1   # 19.999999 # 1 # PRICE_OUT_OF_BAND",
+        "an option's limit is not banded (its price is a model's) # A1 # C2 # BUY # 1   # 5000   # 0    # FILLED",
         "a halted equity                                      # A1  # HALT # BUY  # 1   # -      # 0    # INSTRUMENT_HALTED",
         "a halted equity, closing too                         # A1  # HALT # SELL # 1   # -      # 1    # INSTRUMENT_HALTED",
         "an option on a halted equity                         # A1  # C1   # BUY  # 1   # -      # 0    # INSTRUMENT_HALTED",
