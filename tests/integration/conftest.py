@@ -58,6 +58,7 @@ def test_environ() -> dict[str, str]:
     # the session opens its prices once and trades on them for longer than the 15 minutes an order may fill
     # at a price; the bound's own tests stamp their ticks older than this
     env.setdefault("BROKER_ORDERS_MAX_PRICE_AGE_MS", "3600000")
+    env.setdefault("BASELINE_ORDERS_MAX_PRICE_AGE_MS", "3600000")
     return env
 
 

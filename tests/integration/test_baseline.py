@@ -148,10 +148,16 @@ def test_the_baseline_and_the_streams_app_decide_and_book_alike(stack, world, ba
 
     fields = ("status", "reason", "reason_detail", "fill_price", "realized_pnl", "ingest_ts")
     by_key = {m.key: m.value for m in streams}
+
+    def compared(v: dict) -> dict:
+        # a refusal for buying power states each architecture's margin, whose marks are its own (the P&L
+        # job's windows, the price threads' ticks): its numbers may differ, the decision may not
+        return {f: v[f] for f in fields if not (f == "reason_detail" and v["reason"] == "INSUFFICIENT_BUYING_POWER")}
+
     differ = [
         (m.key, {f: (by_key[m.key][f], m.value[f]) for f in fields if by_key[m.key][f] != m.value[f]})
         for m in baseline
-        if any(by_key[m.key][f] != m.value[f] for f in fields)
+        if compared(by_key[m.key]) != compared(m.value)
     ]
     assert not differ, f"{len(differ)} orders decided differently (streams, baseline), e.g. {differ[:3]}"
     outcomes = collections.Counter(v["reason"] or v["status"] for v in by_key.values())

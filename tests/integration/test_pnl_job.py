@@ -64,9 +64,11 @@ def wait_for_marks(
 
 
 def unrealized(position: dict, mark: Decimal) -> Decimal:
-    """A position's P&L at its instrument's mark, as the views and the roll-ups compute it."""
+    """A position's P&L at its instrument's mark, as the views and the roll-ups compute it: at the exact
+    cost of its open units (what the order flow books), not at the rounded average."""
     units = position["quantity"] * position["multiplier"]
-    return units * mark - units * position["avg_cost"]
+    sign = 1 if position["quantity"] > 0 else -1
+    return units * mark - sign * position["cost_basis"] * position["multiplier"]
 
 
 def test_positions_and_a_burst_of_ticks_give_the_expected_unrealized_pnl(stack, world):

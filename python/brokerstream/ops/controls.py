@@ -54,7 +54,7 @@ def send_control(cfg: Config, instrument: str, action: str, operator: str, reaso
     if reason is not None and len(reason) > MAX_REASON:
         raise UserError(f"a reason is at most {MAX_REASON} characters")
     value = control_value(cfg, _id(instrument, "instrument"), action, _id(operator, "operator"), reason)
-    p = producer(cfg, linger_ms=0)
+    p = producer(cfg, **{"linger.ms": 0})
     failed: list[str] = []
     p.produce(
         "prices.controls", value=value, key=instrument.encode(), on_delivery=lambda e, m: e and failed.append(str(e))

@@ -7,6 +7,7 @@ import io.brokerstream.avro.PriceTick;
 import io.brokerstream.money.Micros;
 import io.brokerstream.pricing.MarketModel;
 import io.brokerstream.pricing.OptionPricer;
+import io.brokerstream.rules.DecisionLimits;
 import io.brokerstream.rules.OrderDecider;
 import io.brokerstream.rules.PriceBand;
 import io.brokerstream.rules.TickRules;
@@ -44,8 +45,17 @@ public final class BaselineApp {
     KafkaSetup kafka = new KafkaSetup(settings);
     OptionPricer pricer = MarketModel.load().pricer();
     long maxPrice = Micros.parse(settings.get("orders.max-price"));
+    // the same bounds as the order flow's, but for margin from marks (the monolith keeps none) and
+    // halts (its price threads hold a price in doubt; its order threads do not see the halt)
     OrderDecider decider =
-        new OrderDecider(pricer, maxPrice, settings.getLong("orders.max-quantity"));
+        new OrderDecider(
+            pricer,
+            new DecisionLimits(
+                maxPrice,
+                settings.getLong("orders.max-quantity"),
+                settings.getLong("orders.max-price-age-ms"),
+                0,
+                settings.getDouble("orders.limit-band-factor")));
     TickRules tickRules = new TickRules(maxPrice);
     PriceBand band =
         new PriceBand(

@@ -35,11 +35,17 @@ final class OrderDesk implements AutoCloseable {
       "SELECT quantity, avg_cost, realized_pnl, version, multiplier, cost_basis FROM %s.mono_positions "
           + "WHERE account_id = ? AND instrument_id = ?";
 
-  /** The risk check's one query: what the member has committed at cost, realized, and deposited. */
+  /**
+   * The risk check's one query: what the member has committed at cost, realized, and deposited, and
+   * the losses its open positions carry at the price threads' marks (each losing position's, no
+   * gain netted: the same margin the order flow takes from its P&L job).
+   */
   private static final String RISK =
       "SELECT coalesce(sum(coalesce(cost_basis, abs(quantity) * avg_cost) * multiplier), 0), "
-          + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?) "
-          + "FROM %s.mono_positions WHERE member_id = ?";
+          + "coalesce(sum(realized_pnl), 0), (SELECT coalesce(sum(cash_balance), 0) FROM accounts WHERE member_id = ?), "
+          + "(SELECT coalesce(sum(least(m.unrealized_pnl, 0)), 0) FROM %1$s.mono_marks m "
+          + "JOIN %1$s.mono_positions q USING (account_id, instrument_id) WHERE q.member_id = ? AND q.quantity <> 0) "
+          + "FROM %1$s.mono_positions WHERE member_id = ?";
 
   private static final String BOOK_POSITION =
       "INSERT INTO %s.mono_positions AS p (account_id, instrument_id, member_id, "
@@ -112,7 +118,7 @@ final class OrderDesk implements AutoCloseable {
         lookups.find(order.getAccountId(), member, order.getInstrumentId());
     PositionState held = position(order.getAccountId(), order.getInstrumentId());
     long[] exposure = riskOf(member);
-    SqlReferenceData ref = new SqlReferenceData(found, member, exposure[2]);
+    SqlReferenceData ref = new SqlReferenceData(found, member, exposure[2], exposure[3]);
     Decision decision =
         decider.decide(order, member, received, ref, held, new RiskState(exposure[0], exposure[1]));
 
@@ -216,14 +222,18 @@ final class OrderDesk implements AutoCloseable {
     }
   }
 
-  /** committed at cost, realized P&L, deposited cash: micros. */
+  /** committed at cost, realized P&L, deposited cash, unrealized loss at the marks: micros. */
   private long[] riskOf(String member) throws SQLException {
     risk.setString(1, member);
     risk.setString(2, member);
+    risk.setString(3, member);
     try (ResultSet r = risk.executeQuery()) {
       r.next();
       return new long[] {
-        Micros.of(r.getBigDecimal(1)), Micros.of(r.getBigDecimal(2)), Micros.of(r.getBigDecimal(3))
+        Micros.of(r.getBigDecimal(1)),
+        Micros.of(r.getBigDecimal(2)),
+        Micros.of(r.getBigDecimal(3)),
+        Micros.of(r.getBigDecimal(4).setScale(6, java.math.RoundingMode.HALF_EVEN))
       };
     }
   }

@@ -234,9 +234,14 @@ final class PriceConsumer implements Runnable {
           continue;
         }
         halts.remove(tick.getInstrumentId());
+        // a tick stamped ahead is used at the broker's time; its claim orders nothing after it
         known.put(
             tick.getInstrumentId(),
-            new Known(k.instrument(), Micros.of(tick.getPrice()), k.volatility(), taken));
+            new Known(
+                k.instrument(),
+                Micros.of(tick.getPrice()),
+                k.volatility(),
+                tick.getEventTs().isAfter(now) ? k.lastEventTs() : taken));
         latest.put(tick.getInstrumentId(), PriceTick.newBuilder(tick).setEventTs(taken).build());
       }
       for (PriceTick tick : latest.values()) {

@@ -27,11 +27,12 @@ public final class ReferenceLookups implements AutoCloseable {
       "SELECT account_id, member_id, status, cash_balance, short_allowed "
           + "FROM accounts WHERE account_id = ?";
   private static final String MEMBER =
-      "SELECT member_id, name, status, credit_limit FROM members WHERE member_id = ?";
+      "SELECT member_id, name, status, credit_limit, trading_state, max_order_quantity, "
+          + "max_order_notional FROM members WHERE member_id = ?";
   private static final String INSTRUMENT =
       "SELECT i.instrument_id, i.symbol, i.currency, i.exchange, i.name, "
           + "i.instrument_type, i.status, i.underlying_id, i.underlying_symbol, i.maturity, i.option_type, i.strike, "
-          + "i.multiplier, i.exercise_style, p.price, e.volatility FROM instruments i "
+          + "i.multiplier, i.exercise_style, p.price, e.volatility, p.event_ts FROM instruments i "
           + "LEFT JOIN %s.mono_latest_prices p ON p.instrument_id = coalesce(i.underlying_id, i.instrument_id) "
           + "LEFT JOIN equity_starts e ON e.instrument_id = coalesce(i.underlying_id, i.instrument_id) "
           + "WHERE i.instrument_id = ?";
@@ -39,7 +40,8 @@ public final class ReferenceLookups implements AutoCloseable {
   /**
    * What one instrument lookup found: the instrument, and its underlying's price and volatility.
    */
-  public record Priced(Instrument instrument, Long priceMicros, Double volatility) {}
+  public record Priced(
+      Instrument instrument, Long priceMicros, Double volatility, Long priceTimeMs) {}
 
   /** The three lookups' answers; null where the thing does not exist. */
   public record Found(AccountEntry account, Member member, Priced instrument) {}
@@ -115,6 +117,9 @@ public final class ReferenceLookups implements AutoCloseable {
                 .setName(r.getString(2))
                 .setStatus(r.getString(3))
                 .setCreditLimit(r.getBigDecimal(4))
+                .setTradingState(r.getString(5))
+                .setMaxOrderQuantity(r.getObject(6) == null ? null : r.getLong(6))
+                .setMaxOrderNotional(r.getBigDecimal(7))
                 .build()
             : null;
       }
@@ -149,7 +154,12 @@ public final class ReferenceLookups implements AutoCloseable {
         BigDecimal price = r.getBigDecimal(15);
         double vol = r.getDouble(16);
         Double volatility = r.wasNull() ? null : vol;
-        return new Priced(instrument, price == null ? null : Micros.of(price), volatility);
+        java.sql.Timestamp at = r.getTimestamp(17);
+        return new Priced(
+            instrument,
+            price == null ? null : Micros.of(price),
+            volatility,
+            at == null ? null : at.getTime());
       }
     }
   }

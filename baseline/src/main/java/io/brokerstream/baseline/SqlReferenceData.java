@@ -3,6 +3,7 @@ package io.brokerstream.baseline;
 import io.brokerstream.avro.Instrument;
 import io.brokerstream.avro.Member;
 import io.brokerstream.rules.AccountEntry;
+import io.brokerstream.rules.MemberMarks;
 import io.brokerstream.rules.ReferenceData;
 
 /**
@@ -14,11 +15,24 @@ final class SqlReferenceData implements ReferenceData {
   private final ReferenceLookups.Found found;
   private final String memberId;
   private final long depositedCash;
+  private final long unrealizedLoss;
 
   SqlReferenceData(ReferenceLookups.Found found, String memberId, long depositedCash) {
+    this(found, memberId, depositedCash, 0);
+  }
+
+  /** With the member's losses at the marks, read in the same transaction (so never stale). */
+  SqlReferenceData(
+      ReferenceLookups.Found found, String memberId, long depositedCash, long unrealizedLoss) {
     this.found = found;
     this.memberId = memberId;
     this.depositedCash = depositedCash;
+    this.unrealizedLoss = Math.min(0, unrealizedLoss);
+  }
+
+  @Override
+  public MemberMarks marks(String id) {
+    return unrealizedLoss == 0 ? null : new MemberMarks(unrealizedLoss, 1, Long.MAX_VALUE);
   }
 
   @Override
@@ -52,6 +66,11 @@ final class SqlReferenceData implements ReferenceData {
   @Override
   public Long priceMicros(String equityId) {
     return found.instrument() == null ? null : found.instrument().priceMicros();
+  }
+
+  @Override
+  public Long priceTimeMs(String equityId) {
+    return found.instrument() == null ? null : found.instrument().priceTimeMs();
   }
 
   @Override

@@ -36,7 +36,7 @@ class SqlReferenceDataTest {
     SqlReferenceData ref =
         new SqlReferenceData(
             new ReferenceLookups.Found(
-                account, member, new ReferenceLookups.Priced(equity, 12_000_000L, 0.25)),
+                account, member, new ReferenceLookups.Priced(equity, 12_000_000L, 0.25, null)),
             "M1",
             7L);
     assertThat(ref.account("A1")).isSameAs(account);

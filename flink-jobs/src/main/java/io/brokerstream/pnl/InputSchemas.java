@@ -91,15 +91,27 @@ public final class InputSchemas {
 
     @Override
     PnlInput convert(Position p) {
-      return PnlInput.position(
-          p.getAccountId(),
-          p.getMemberId(),
-          p.getInstrumentId(),
-          p.getUnderlyingId(),
-          p.getMultiplier(),
-          p.getQuantity(),
-          Micros.of(p.getAvgCost()),
-          p.getVersion());
+      long cost = p.getCostBasis() == null ? 0 : Micros.of(p.getCostBasis());
+      // a record written before positions carried their cost basis: at its average cost
+      return cost == 0 && p.getQuantity() != 0
+          ? PnlInput.position(
+              p.getAccountId(),
+              p.getMemberId(),
+              p.getInstrumentId(),
+              p.getUnderlyingId(),
+              p.getMultiplier(),
+              p.getQuantity(),
+              Micros.of(p.getAvgCost()),
+              p.getVersion())
+          : PnlInput.positionAtCost(
+              p.getAccountId(),
+              p.getMemberId(),
+              p.getInstrumentId(),
+              p.getUnderlyingId(),
+              p.getMultiplier(),
+              p.getQuantity(),
+              cost,
+              p.getVersion());
     }
   }
 

@@ -31,7 +31,7 @@ public class PnlInput {
   public String accountId;
   public String memberId;
   public long quantity;
-  public long avgCostMicros;
+  public long costMicros;
   public int multiplier;
   public long version;
 
@@ -85,7 +85,31 @@ public class PnlInput {
       String underlyingId,
       int multiplier,
       long quantity,
-      long avgCostMicros,
+      long avgCost,
+      long version) {
+    return positionAtCost(
+        accountId,
+        memberId,
+        instrumentId,
+        underlyingId,
+        multiplier,
+        quantity,
+        Math.multiplyExact(avgCost, Math.abs(quantity)),
+        version);
+  }
+
+  /**
+   * A position with the exact cost of its open units (micros, without the multiplier, as the order
+   * flow books it).
+   */
+  public static PnlInput positionAtCost(
+      String accountId,
+      String memberId,
+      String instrumentId,
+      String underlyingId,
+      int multiplier,
+      long quantity,
+      long costMicros,
       long version) {
     PnlInput in = new PnlInput();
     in.kind = Kind.POSITION;
@@ -95,7 +119,7 @@ public class PnlInput {
     in.underlyingId = underlyingId;
     in.multiplier = multiplier;
     in.quantity = quantity;
-    in.avgCostMicros = avgCostMicros;
+    in.costMicros = costMicros;
     in.version = version;
     return in;
   }
@@ -155,7 +179,7 @@ public class PnlInput {
     c.accountId = accountId;
     c.memberId = memberId;
     c.quantity = quantity;
-    c.avgCostMicros = avgCostMicros;
+    c.costMicros = costMicros;
     c.multiplier = multiplier;
     c.version = version;
     c.reportedMarketValueMicros = reportedMarketValueMicros;
@@ -180,7 +204,7 @@ public class PnlInput {
         && Objects.equals(accountId, o.accountId)
         && Objects.equals(memberId, o.memberId)
         && quantity == o.quantity
-        && avgCostMicros == o.avgCostMicros
+        && costMicros == o.costMicros
         && multiplier == o.multiplier
         && version == o.version
         && reportedMarketValueMicros == o.reportedMarketValueMicros

@@ -26,10 +26,12 @@ public final class PnlPipeline {
                     settings.getInt("window.phases"),
                     settings.getLong("rollup.delta-flush-ms"),
                     market.pricer()))
-            // the uid names the state layout: a savepoint of the older per-position map states is
-            // refused rather than restored into an empty book
+            // the uid names the state layout: a savepoint of an older layout (per-position map
+            // states; roll-ups without the summed losses, which deltas from a restored state would
+            // leave short by what was lost before) is refused rather than restored: deploy --fresh
+            // rebuilds the state from the compacted inputs
             .name("revalue by underlying")
-            .uid("revalue-books");
+            .uid("revalue-books-losses");
     long coalesce = settings.getLong("rollup.coalesce-ms");
     SingleOutputStreamOperator<PnlRecord> accounts =
         marks
@@ -37,7 +39,7 @@ public final class PnlPipeline {
             .keyBy(d -> d.accountId)
             .process(new RollUp(PnlRecord.Scope.ACCOUNT, coalesce))
             .name("roll up per account")
-            .uid("rollup-account-deltas");
+            .uid("rollup-account-losses");
     DataStream<PnlRecord> members =
         accounts
             .getSideOutput(RollUp.MEMBER_DELTAS)
@@ -45,7 +47,7 @@ public final class PnlPipeline {
             .process(
                 new RollUp(PnlRecord.Scope.MEMBER, coalesce, settings.getLong("rollup.refresh-ms")))
             .name("roll up per member")
-            .uid("rollup-member-deltas");
+            .uid("rollup-member-losses");
     return new Outputs(marks, accounts.union(members));
   }
 }

@@ -78,7 +78,7 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
       writeString(out, p.memberId);
       out.writeInt(p.multiplier);
       out.writeLong(p.quantity);
-      out.writeLong(p.avgCostMicros);
+      out.writeLong(p.costMicros);
       out.writeLong(p.version);
       out.writeLong(p.reportedMarketValueMicros);
       out.writeLong(p.reportedCostBasisMicros);
@@ -119,7 +119,7 @@ public final class PositionBookSerializer extends TypeSerializerSingleton<Positi
       p.canonicalIds();
       p.multiplier = in.readInt();
       p.quantity = in.readLong();
-      p.avgCostMicros = in.readLong();
+      p.costMicros = in.readLong();
       p.version = in.readLong();
       p.reportedMarketValueMicros = in.readLong();
       p.reportedCostBasisMicros = in.readLong();

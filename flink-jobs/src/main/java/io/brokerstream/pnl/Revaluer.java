@@ -466,7 +466,9 @@ public class Revaluer extends KeyedProcessFunction<String, PnlInput, EquityMarks
       }
       long units = Math.multiplyExact(p.quantity, (long) p.multiplier);
       long marketValue = Math.multiplyExact(units, m.micros);
-      long costBasis = Math.multiplyExact(units, p.avgCostMicros);
+      // the exact cost of the open units, signed like the quantity: a short's is negative
+      long costBasis =
+          Math.multiplyExact(Long.signum(p.quantity) * p.costMicros, (long) p.multiplier);
       if (marketValue != p.reportedMarketValueMicros
           || costBasis != p.reportedCostBasisMicros
           || p.reportedPositions != 1) {

@@ -76,7 +76,7 @@ class PnlRecordSchemaTest {
             .get(0);
     assertThat(position.underlyingId).isEqualTo("EQ1");
     assertThat(position.quantity).isEqualTo(-3);
-    assertThat(position.avgCostMicros).isEqualTo(2_500_000L);
+    assertThat(position.costMicros).as("the exact cost of the 3 open units").isEqualTo(7_500_000L);
     Instrument option =
         new Instrument(
             "OC1",

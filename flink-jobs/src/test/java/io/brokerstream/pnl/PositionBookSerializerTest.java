@@ -37,7 +37,7 @@ class PositionBookSerializerTest {
       // non-ASCII ids must survive too: ids are whatever the reference data says
       String account = "A" + i + (i % 17 == 0 ? "é€" : "");
       PnlInput p =
-          PnlInput.position(
+          PnlInput.positionAtCost(
               account,
               i % 5 == 0 ? null : "M" + (i % 7),
               instrument,

@@ -173,7 +173,8 @@ public final class OrderDecider {
           "member " + member.getMemberId() + " is " + member.getStatus());
     }
     String tradingState = member.getTradingState() == null ? "ACTIVE" : member.getTradingState();
-    if ("HALTED".equals(tradingState)) {
+    if (!"ACTIVE".equals(tradingState) && !"REDUCING".equals(tradingState)) {
+      // HALTED, and any state this code does not know, trades nothing
       return reject(
           ReasonCode.MEMBER_HALTED,
           "member " + member.getMemberId() + " is halted by the broker: no order may trade");
@@ -222,19 +223,6 @@ public final class OrderDecider {
                 + underlying
                 + " is halted: "
                 + halt);
-      }
-      Long priced = ref.priceTimeMs(underlying);
-      long age = priced == null ? 0 : received.toEpochMilli() - priced;
-      if (limits.maxPriceAgeMs() > 0 && age > limits.maxPriceAgeMs()) {
-        return reject(
-            ReasonCode.STALE_PRICE,
-            "the latest price of "
-                + underlying
-                + " is "
-                + age / 1000
-                + " s old, more than the "
-                + limits.maxPriceAgeMs() / 1000
-                + " s an order may fill at");
       }
     }
     long fill;
@@ -293,6 +281,23 @@ public final class OrderDecider {
               + Micros.format(fill));
     }
 
+    if (!triggered && atPrice == null) {
+      // it would fill now at the latest price: not at one the feed left behind long ago (an order
+      // whose limit that price does not meet may still rest, and fills at a later tick's)
+      Long priced = ref.priceTimeMs(underlying);
+      long age = priced == null ? 0 : received.toEpochMilli() - priced;
+      if (limits.maxPriceAgeMs() > 0 && age > limits.maxPriceAgeMs()) {
+        return reject(
+            ReasonCode.STALE_PRICE,
+            "the latest price of "
+                + underlying
+                + " is "
+                + age / 1000
+                + " s old, more than the "
+                + limits.maxPriceAgeMs() / 1000
+                + " s an order may fill at");
+      }
+    }
     long signed = buy ? quantity : -quantity;
     if (!buy && position.quantity() + signed < 0 && !account.shortAllowed()) {
       return reject(
@@ -341,8 +346,9 @@ public final class OrderDecider {
       }
       if (adds) {
         MemberMarks marks = ref.marks(member.getMemberId());
+        // whether positions are open is the member's own books' word, not the (maybe stale) marks'
         if (marks != null
-            && marks.positions() > 0
+            && (marks.positions() > 0 || risk.committed() > 0)
             && limits.maxMarksAgeMs() > 0
             && received.toEpochMilli() - marks.computedMs() > limits.maxMarksAgeMs()) {
           return reject(

@@ -138,6 +138,11 @@ public final class PriceBand {
     return Math.abs((double) price - earlier) <= confirmFraction * earlier;
   }
 
+  /** Whether a price lies within the band of a reference price. */
+  public boolean within(long price, long reference) {
+    return within(price, reference, bandFactor);
+  }
+
   private static boolean within(long price, long reference, double factor) {
     return !(price > reference * factor || price * factor < reference);
   }

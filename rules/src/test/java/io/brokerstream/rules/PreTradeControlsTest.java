@@ -38,7 +38,8 @@ class PreTradeControlsTest {
           "M1", member("M1", "ACTIVE", null, null),
           "M2", member("M2", "REDUCING", null, null),
           "M3", member("M3", "HALTED", null, null),
-          "M4", member("M4", "ACTIVE", 50L, "2500"));
+          "M4", member("M4", "ACTIVE", 50L, "2500"),
+          "M8", member("M8", "REDUCE", null, null));
 
   /** Member -> what the P&L flow last said: loss, open positions, age (ms). */
   private static final Map<String, long[]> MARKS =
@@ -118,6 +119,8 @@ class PreTradeControlsTest {
         "an option on a halted equity                         # A1  # C1   # BUY  # 1   # -      # 0    # INSTRUMENT_HALTED",
         "a price as old as the bound                          # A1  # EDGE # BUY  # 1   # -      # 0    # FILLED",
         "a price a second older                               # A1  # OLD  # BUY  # 1   # -      # 0    # STALE_PRICE",
+        "a limit a stale price does not meet may still rest   # A1  # OLD  # BUY  # 1   # 90     # 0    # LIMIT_NOT_MET",
+        "an unknown trading state trades nothing              # A8  # EQ1  # BUY  # 1   # -      # 0    # MEMBER_HALTED",
         "a loss at the marks takes buying power               # A1  # EQ1  # BUY  # 60  # -      # 0    # FILLED",
         "a share beyond what the loss leaves                  # A1  # EQ1  # BUY  # 61  # -      # 0    # INSUFFICIENT_BUYING_POWER",
         "marks an hour old with nothing open do not matter    # A4  # EQ1  # BUY  # 1   # -      # 0    # FILLED",

@@ -43,8 +43,20 @@ final class MemberRates {
    */
   void take(String memberId, int n, Member member) {
     int limit = limitOf(member);
+    if (n > limit) {
+      // a batch larger than a second's worth never fits: waiting would not help
+      throw HttpError.badField(
+          "orders",
+          "a batch of "
+              + n
+              + " is more than the "
+              + limit
+              + " orders a second member "
+              + memberId
+              + " may send; send it in smaller batches");
+    }
     Bucket b = buckets.computeIfAbsent(memberId, id -> new Bucket());
-    long waitNanos = b.take(limit, n, nanos.getAsLong());
+    long waitNanos = b.take(limit, n, nanos);
     if (waitNanos > 0) {
       long seconds = Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
       throw new HttpError(
@@ -62,22 +74,25 @@ final class MemberRates {
     }
   }
 
-  /** One second of the rate, refilled in proportion to the time since the last take. */
+  /**
+   * One second of the rate, refilled in proportion to the time since the last take; the clock is
+   * read under the bucket's lock, so concurrent takes see it move forward only.
+   */
   private static final class Bucket {
-    private double tokens = -1; // full on first use
+    private boolean started;
+    private double tokens;
     private long lastNanos;
 
-    synchronized long take(int perSecond, int n, long now) {
-      if (tokens < 0) {
+    synchronized long take(int perSecond, int n, LongSupplier clock) {
+      long now = clock.getAsLong();
+      if (!started) {
+        started = true;
         tokens = perSecond;
       } else {
-        tokens = Math.min(perSecond, tokens + (now - lastNanos) * (perSecond / 1e9));
+        long elapsed = Math.max(0, now - lastNanos);
+        tokens = Math.min(perSecond, tokens + elapsed * (perSecond / 1e9));
       }
-      lastNanos = now;
-      if (n > perSecond) {
-        // a batch larger than a second's worth never fits: say when a full bucket comes back
-        return (long) ((perSecond - tokens) / perSecond * 1e9) + 1_000_000_000L;
-      }
+      lastNanos = Math.max(lastNanos, now);
       if (tokens >= n) {
         tokens -= n;
         return 0;

@@ -205,11 +205,38 @@ public final class StateSerdes {
                 return null;
               }
               try {
-                return RestingOrder.fromByteBuffer(ByteBuffer.wrap(bytes));
+                return BOOK_ENTRIES.decode(ByteBuffer.wrap(bytes));
               } catch (java.io.IOException e) {
                 throw new IllegalStateException("a book entry that Avro cannot decode", e);
               }
             });
+  }
+
+  /**
+   * Book entries as every release wrote them: the single-object encoding names its writer's schema
+   * by fingerprint, so entries written before {@code entry} was added (restored from the book's
+   * changelog) are read with that schema and take its default.
+   */
+  private static final org.apache.avro.message.BinaryMessageDecoder<RestingOrder> BOOK_ENTRIES =
+      bookEntries();
+
+  private static org.apache.avro.message.BinaryMessageDecoder<RestingOrder> bookEntries() {
+    org.apache.avro.message.SchemaStore.Cache earlier =
+        new org.apache.avro.message.SchemaStore.Cache();
+    earlier.addSchema(without(RestingOrder.getClassSchema(), "entry"));
+    return RestingOrder.createDecoder(earlier);
+  }
+
+  /** The record schema without one of its fields: an earlier version of it. */
+  static org.apache.avro.Schema without(org.apache.avro.Schema schema, String field) {
+    java.util.List<org.apache.avro.Schema.Field> fields = new java.util.ArrayList<>();
+    for (org.apache.avro.Schema.Field f : schema.getFields()) {
+      if (!f.name().equals(field)) {
+        fields.add(new org.apache.avro.Schema.Field(f, f.schema()));
+      }
+    }
+    return org.apache.avro.Schema.createRecord(
+        schema.getName(), schema.getDoc(), schema.getNamespace(), false, fields);
   }
 
   /** An Avro record's single-object encoding (what the generated classes' toByteBuffer gives). */

@@ -59,6 +59,12 @@ final class TickValidator
    */
   private final Map<String, PriceTick> accepted = new HashMap<>();
 
+  /**
+   * The event time the next tick of an instrument is ordered against: the latest event time of a
+   * tick that passed (accepted or held) and did not claim to be from the future.
+   */
+  private final Map<String, Instant> orderedAt = new HashMap<>();
+
   private FixedKeyProcessorContext<String, Checked> context;
   private StoreReferenceData ref;
   private KeyValueStore<String, PriceBand.Halt> halts;
@@ -122,16 +128,20 @@ final class TickValidator
     }
     PriceTick last = lastAccepted(id);
     PriceBand.Halt halt = halts.get(id);
-    Instant lastEvent = last == null ? null : last.getEventTs();
-    if (halt != null && halt.heldPrice() > 0) {
-      Instant heldEvent = Instant.ofEpochMilli(halt.heldEventMs());
-      lastEvent = lastEvent == null || heldEvent.isAfter(lastEvent) ? heldEvent : lastEvent;
-    }
+    Instant lastEvent =
+        orderedAt.containsKey(id) ? orderedAt.get(id) : last == null ? null : last.getEventTs();
     TickRules.Rejection no = rules.check(tick, ref.instrument(id), lastEvent, now);
     if (no != null) {
       refuse(
           record, tickCodec.encode(topic() + "-value", tick), no.fault().name(), no.detail(), now);
       return;
+    }
+    if (!tick.getEventTs().isAfter(now)) {
+      // what later ticks are ordered against: a tick stamped ahead of the broker's clock is used,
+      // but its claim of time is not, so the real ticks after it are in order
+      orderedAt.put(id, tick.getEventTs());
+    } else {
+      orderedAt.putIfAbsent(id, lastEvent);
     }
     PriceTick taken = taken(tick, now);
     long price = Micros.of(taken.getPrice());
@@ -224,7 +234,15 @@ final class TickValidator
     PriceTick resumedAt = last;
     if (halt != null) {
       halts.delete(id);
-      if (halt.heldPrice() > 0) {
+      // The feed's last held tick is the price trading resumes at only if the band would take it
+      // (close to the last accepted price) or the feed has confirmed it (agreeing ticks); a lone
+      // spike held under an operator's halt is not, and the band judges the next tick as usual.
+      boolean confirmed =
+          halt.heldPrice() > 0
+              && (last == null
+                  || band.within(halt.heldPrice(), Micros.of(last.getPrice()))
+                  || halt.confirmations() >= band.confirmTicks());
+      if (confirmed) {
         // the feed's last word while halted is the price trading resumes at
         resumedAt =
             PriceTick.newBuilder()

@@ -63,8 +63,21 @@ class MemberRatesTest {
     advanceMs(10_000);
     assertThatThrownBy(() -> rates.take("M1", 11, member(null)))
         .isInstanceOfSatisfying(
-            HttpError.class, e -> assertThat(e.getMessage()).contains("this batch is 11"));
+            HttpError.class,
+            e -> {
+              assertThat(e.status).as("waiting would not help").isEqualTo(400);
+              assertThat(e.getMessage()).contains("a batch of 11");
+            });
     rates.take("M1", 10, member(null)); // the refused batch took nothing
+  }
+
+  @Test
+  void aClockReadOutOfOrderByAnotherThreadRefillsNothing() {
+    rates.take("M1", 10, member(null));
+    now.addAndGet(-5_000_000_000L); // a thread that read the clock earlier takes the lock later
+    assertThatThrownBy(() -> rates.take("M1", 1, member(null))).isInstanceOf(HttpError.class);
+    now.addAndGet(5_000_000_000L);
+    assertThatThrownBy(() -> rates.take("M1", 1, member(null))).isInstanceOf(HttpError.class);
   }
 
   @Test

@@ -135,6 +135,22 @@ class PriceHaltsTest {
   }
 
   @Test
+  void anOperatorsResumptionDoesNotAcceptALoneSpikeHeldUnderItsHalt() {
+    flow.control("EQ1", "HALT", "checking the feed");
+    flow.feed("EQ1", "1001"); // one tick, beyond 10x: nothing confirms it
+    settle();
+    flow.control("EQ1", "RESUME", "feed checked");
+    settle();
+    flow.statuses.readValuesToList();
+    assertThat(flow.pricesOut.isEmpty()).as("the spike is not the price").isTrue();
+    assertThat(flow.buy("A1", "EQ1", 1).getFillPrice()).isEqualTo(FlowFixture.money("100"));
+    // the band judges the next tick as usual: a far one halts again
+    flow.feed("EQ1", "1001");
+    settle();
+    assertThat(flow.statuses.readValue().getReason()).isEqualTo("PRICE_BAND");
+  }
+
+  @Test
   void aControlThatNamesNoEquityIsADeadLetter() {
     flow.control("C1", "HALT", "an option halts with its equity");
     flow.control("EQ1", "PAUSE", "no such action");
@@ -158,6 +174,30 @@ class PriceHaltsTest {
     assertThat(flow.deadTicks.isEmpty()).as("the real tick is in order").isTrue();
     PriceTick latest = flow.pricesOut.readKeyValuesToMap().get("EQ1");
     assertThat(latest.getPrice()).isEqualTo(FlowFixture.money("102"));
+  }
+
+  @Test
+  void aRealTickObservedBeforeTheBrokerTookTheOneStampedAheadIsStillInOrder() {
+    flow.equity("EQ2", "ACTIVE");
+    PriceTick opening = FlowFixture.tick("EQ2", "50", 1);
+    opening.setEventTs(FlowFixture.NOW.minusSeconds(2));
+    flow.latest(opening);
+    flow.driver.advanceWallClockTime(Duration.ofSeconds(1)); // the broker's clock: NOW + 1 s
+    PriceTick ahead = FlowFixture.tick("EQ2", "50.5", 2);
+    ahead.setEventTs(FlowFixture.NOW.plusSeconds(60));
+    flow.ticks.pipeInput("EQ2", ahead, FlowFixture.NOW.plusSeconds(1));
+    // the feed observed this one at NOW + 0.5 s: after its last real tick, before the broker's
+    // clock
+    // reached the one stamped ahead
+    PriceTick real = FlowFixture.tick("EQ2", "50.6", 3);
+    real.setEventTs(FlowFixture.NOW.plusMillis(500));
+    flow.ticks.pipeInput("EQ2", real, FlowFixture.NOW.plusSeconds(1));
+    settle();
+    assertThat(flow.deadTicks.isEmpty())
+        .as("in order: the claim of the future orders nothing")
+        .isTrue();
+    assertThat(flow.pricesOut.readKeyValuesToMap().get("EQ2").getPrice())
+        .isEqualTo(FlowFixture.money("50.6"));
   }
 
   @Test
