@@ -61,6 +61,7 @@ CREATE TABLE order_results (
   short_sale BOOLEAN NOT NULL,
   closed_quantity BIGINT NOT NULL,
   closed_avg_cost DECIMAL(18, 6),
+  position_version BIGINT,
   WATERMARK FOR processed_ts AS processed_ts - INTERVAL '5' SECOND
 ) WITH (
   'connector' = 'kafka',

@@ -31,8 +31,12 @@ CREATE TABLE IF NOT EXISTS order_results (
   closed_quantity bigint NOT NULL DEFAULT 0,
   closed_avg_cost numeric(18, 6),
   synced_at     timestamptz,
+  position_version bigint,
   PRIMARY KEY (member_id, order_id, ingest_ts)
 );
+-- A fill's position version: the fills of a position in this order replay it exactly (several can share a
+-- millisecond). Tables of before get the column; their rows have none.
+ALTER TABLE order_results ADD COLUMN IF NOT EXISTS position_version bigint;
 CREATE INDEX IF NOT EXISTS order_results_by_member ON order_results (member_id, processed_ts);
 CREATE INDEX IF NOT EXISTS order_results_by_reason ON order_results (reason) WHERE reason IS NOT NULL;
 
@@ -98,8 +102,12 @@ CREATE TABLE IF NOT EXISTS positions (
   updated_ts    timestamptz NOT NULL,
   synced_at     timestamptz,
   cost_basis    numeric(24, 6),
+  cash          numeric(24, 6),
   PRIMARY KEY (account_id, instrument_id)
 );
+-- The cash the position's fills moved to date (negative after buying): an account's cash is its deposit
+-- plus the sum over its positions. Tables of before get the column; their rows have none until they trade.
+ALTER TABLE positions ADD COLUMN IF NOT EXISTS cash numeric(24, 6);
 -- What the open units cost, summed exactly (avg_cost is it over |quantity|, rounded half-even; without the
 -- multiplier). Tables of before get the column; their rows have none until they trade again.
 ALTER TABLE positions ADD COLUMN IF NOT EXISTS cost_basis numeric(24, 6);
@@ -239,3 +247,15 @@ SELECT order_id, account_id, member_id, instrument_id, closed_quantity, fill_pri
        realized_pnl, processed_ts AS ts, ingest_ts, synced_at
 FROM order_results
 WHERE closed_quantity > 0;
+
+-- Where each Postgres sink stands: per connector, topic and partition, the next Kafka offset to write. The
+-- sink writes its rows and moves these in one transaction, and starts from them: Postgres holds each record
+-- exactly once, whatever failed in between (Kafka's own consumer offsets only follow, for the lag metrics).
+CREATE TABLE IF NOT EXISTS sink_offsets (
+  connector   text NOT NULL,
+  topic       text NOT NULL,
+  partition   integer NOT NULL,
+  next_offset bigint NOT NULL,
+  updated_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (connector, topic, partition)
+);

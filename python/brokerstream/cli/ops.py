@@ -1,4 +1,5 @@
-"""Operators' commands over a running stack: members' API keys, statements, order histories, stream SQL."""
+"""Operators' commands over a running stack: members' API keys, statements, order histories, stream SQL,
+reconciliation."""
 
 from __future__ import annotations
 
@@ -121,7 +122,28 @@ def cmd_members(cfg, args) -> int:
     return 0
 
 
+def cmd_reconcile(cfg, args) -> int:
+    from brokerstream.ops import reconcile
+
+    rep = reconcile.reconcile_stack(cfg, timeout=args.timeout)
+    for line in rep.lines():
+        print(line)
+    path = reconcile.write_textfile(cfg, rep)
+    print(f"(outcome for Prometheus in {path})")
+    return 0 if rep.passed else 1
+
+
 def add_commands(sub) -> None:
+    s = sub.add_parser(
+        "reconcile",
+        help="prove the system of record: every order has one outcome in the flow and in Postgres, Postgres "
+        "positions equal a fold of its fills, dead letters by topic and cause; exits 1 on a difference",
+    )
+    s.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds to wait for the sync to reach the topics' ends"
+    )
+    s.set_defaults(func=cmd_reconcile)
+
     s = sub.add_parser(
         "prices",
         help="an equity's trading: halt or resume it (recorded), or show its recorded halts and resumptions",

@@ -117,6 +117,12 @@ final class FastCoders {
     out.writeBoolean(r.getShortSale());
     out.writeLong(r.getClosedQuantity());
     optionalMoney(out, r.getClosedAvgCost());
+    if (r.getPositionVersion() == null) {
+      out.writeIndex(0);
+    } else {
+      out.writeIndex(1);
+      out.writeLong(r.getPositionVersion());
+    }
   }
 
   private static void writePosition(Position p, Encoder out) throws IOException {

@@ -85,6 +85,7 @@ class FastCodersTest {
               .setShortSale(rng.nextBoolean())
               .setClosedQuantity(accepted && rng.nextBoolean() ? rng.nextLong() : 0)
               .setClosedAvgCost(accepted && rng.nextBoolean() ? money() : null)
+              .setPositionVersion(accepted ? Long.valueOf(rng.nextLong()) : null)
               .build());
     }
   }

@@ -1,6 +1,7 @@
 package io.brokerstream.streams;
 
 import io.brokerstream.avro.DeadLetter;
+import io.brokerstream.streams.metrics.DeadLetterCount;
 import io.brokerstream.streams.topology.ReferenceLetters;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,6 +35,7 @@ public final class ReferenceLetterProducer implements ReferenceLetters {
 
   @Override
   public void send(DeadLetter letter) {
+    DeadLetterCount.letter(letter.getSourceTopic(), letter.getErrorClass());
     String key =
         letter.getSourceTopic()
             + "/"

@@ -4,6 +4,7 @@ import io.brokerstream.avro.DeadLetter;
 import io.brokerstream.rules.BoundedLetters;
 import io.brokerstream.serde.AvroCodec;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.metrics.DeadLetterCount;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
@@ -55,6 +56,7 @@ public final class DeadLetters {
             BoundedLetters.describe(cause),
             application,
             Instant.now());
+    DeadLetterCount.letter(topic, cause.getClass().getSimpleName());
     byte[] letterKey =
         BoundedLetters.letterKey(topic, partition, offset).getBytes(StandardCharsets.UTF_8);
     // One partition (the catalog says so): naming it spares the producer a metadata lookup.

@@ -688,6 +688,11 @@ public final class Gateway implements AutoCloseable {
     node.put(
         "closed_avg_cost",
         r.getClosedAvgCost() == null ? null : r.getClosedAvgCost().toPlainString());
+    if (r.getPositionVersion() == null) {
+      node.putNull("position_version");
+    } else {
+      node.put("position_version", r.getPositionVersion());
+    }
     send(call, 200, node);
   }
 

@@ -70,6 +70,7 @@ public final class AppMetrics implements AutoCloseable {
             .classicOnly()
             .classicUpperBounds(LATENCY_BOUNDS)
             .register(registry);
+    registry.register(new DeadLetterCount());
   }
 
   /** The JVM's and the Kafka clients' metrics beside the app's own. */

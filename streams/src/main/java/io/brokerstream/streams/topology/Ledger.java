@@ -132,7 +132,8 @@ final class Ledger {
     result
         .setStatus(OrderStatus.ACCEPTED)
         .setFillPrice(Micros.toDecimal(fill.fillPrice()))
-        .setRealizedPnl(Micros.toDecimal(fill.realized()));
+        .setRealizedPnl(Micros.toDecimal(fill.realized()))
+        .setPositionVersion(fill.position().version());
     if (fill.closedQuantity() > 0) {
       result
           .setClosedQuantity(fill.closedQuantity())

@@ -23,6 +23,7 @@ import io.brokerstream.rules.TickRules;
 import io.brokerstream.streams.AppSerdes;
 import io.brokerstream.streams.AppSettings;
 import io.brokerstream.streams.Topics;
+import io.brokerstream.streams.metrics.DeadLetterCount;
 import io.brokerstream.streams.state.HashKeyValueStore;
 import io.brokerstream.streams.state.StateSerdes;
 import java.util.Map;
@@ -226,6 +227,10 @@ public final class OrderTopology {
     ticks
         .get("ticks-refused")
         .mapValues(TickValidator.Checked::refused, Named.as("refused-tick"))
+        .peek(
+            (key, letter) ->
+                DeadLetterCount.letter(letter.getSourceTopic(), letter.getErrorClass()),
+            Named.as("refused-tick-count"))
         // the feed's key, cut to a size any topic takes (the letter keeps up to 1 KB of it)
         .selectKey((key, letter) -> BoundedLetters.clip(key, 64), Named.as("refused-tick-key"))
         .to(Topics.DEAD_TICKS, Produced.with(keys, serdes.deadLetter()));

@@ -49,17 +49,19 @@ final class TableSync {
   final String table;
   private final List<String> key;
   private final boolean update;
+  private final String version; // the column that orders a key's rows, or null
   private final boolean stamped;
   private final Set<String> columns; // the table's, in order
   private final String stage;
-  private boolean staged;
   private Schema lastSchema;
   private List<String> lastColumns;
 
-  TableSync(String table, List<String> key, boolean update, Set<String> tableColumns) {
+  TableSync(
+      String table, List<String> key, boolean update, String version, Set<String> tableColumns) {
     this.table = table;
     this.key = key;
     this.update = update;
+    this.version = version;
     this.columns = tableColumns;
     this.stamped = tableColumns.contains(SYNCED_AT);
     this.stage = "bs_stage_" + table;
@@ -69,6 +71,15 @@ final class TableSync {
             "table " + table + " has no key column " + k + " (columns " + columns + ")");
       }
     }
+    if (version != null && !columns.contains(version)) {
+      throw new IllegalArgumentException(
+          "table " + table + " has no version column " + version + " (columns " + columns + ")");
+    }
+  }
+
+  /** The same table's sync on a new connection: the columns stay those read when the task began. */
+  TableSync again() {
+    return new TableSync(table, key, update, version, columns);
   }
 
   /** The columns of a table, in order, from the database. */
@@ -172,7 +183,9 @@ final class TableSync {
 
   /**
    * The statement that moves a staged batch (one record per key) into the table; a {@code stamped}
-   * table's synced_at is set to the time each row is written, also when an update rewrites it.
+   * table's synced_at is set to the time each row is written, also when an update rewrites it. With
+   * a {@code version} column a row is only ever replaced by a higher version: a replay (after a
+   * restart, or by a second task) can rewrite nothing older over what is there.
    */
   static String upsert(
       String table,
@@ -181,6 +194,17 @@ final class TableSync {
       List<String> key,
       boolean update,
       boolean stamped) {
+    return upsert(table, stage, columns, key, update, stamped, null);
+  }
+
+  static String upsert(
+      String table,
+      String stage,
+      List<String> columns,
+      List<String> key,
+      boolean update,
+      boolean stamped,
+      String version) {
     String cols = columns.stream().map(TableSync::quote).collect(Collectors.joining(", "));
     String keys = key.stream().map(TableSync::quote).collect(Collectors.joining(", "));
     StringBuilder sql =
@@ -210,6 +234,14 @@ final class TableSync {
       if (stamped) {
         sql.append(", ").append(quote(SYNCED_AT)).append(" = EXCLUDED.").append(quote(SYNCED_AT));
       }
+      if (version != null && columns.contains(version)) {
+        sql.append(" WHERE ")
+            .append(quote(table))
+            .append('.')
+            .append(quote(version))
+            .append(" < EXCLUDED.")
+            .append(quote(version));
+      }
     }
     return sql.toString();
   }
@@ -219,24 +251,35 @@ final class TableSync {
   }
 
   /**
+   * Creates the session's staging table, emptied by every commit: a batch never sees another's
+   * rows. Made once per connection and committed at once, so a rolled-back batch cannot take it
+   * away from the next.
+   */
+  void stage(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TEMP TABLE IF NOT EXISTS "
+              + quote(stage)
+              + " (LIKE "
+              + quote(table)
+              + ") ON COMMIT DELETE ROWS");
+    }
+  }
+
+  /** Empties the staging table inside a transaction that writes this table more than once. */
+  void emptyStage(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("DELETE FROM " + quote(stage));
+    }
+  }
+
+  /**
    * Writes the records (non-null Struct values of this table's topic) in the connection's
-   * transaction.
+   * transaction; {@link #stage} ran on this connection before.
    */
   void write(Connection c, List<SinkRecord> records) throws SQLException {
     if (records.isEmpty()) {
       return;
-    }
-    if (!staged) {
-      try (Statement s = c.createStatement()) {
-        // session-local, emptied by every commit: a batch never sees another's rows
-        s.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS "
-                + quote(stage)
-                + " (LIKE "
-                + quote(table)
-                + ") ON COMMIT DELETE ROWS");
-      }
-      staged = true;
     }
     // one schema per run of records: a new schema version starts a new COPY
     int from = 0;
@@ -261,7 +304,7 @@ final class TableSync {
         throw new SQLException("COPY into " + stage + " failed", e);
       }
       try (Statement s = c.createStatement()) {
-        s.executeUpdate(upsert(table, stage, cols, key, update, stamped));
+        s.executeUpdate(upsert(table, stage, cols, key, update, stamped, version));
         if (to < records.size()) {
           s.execute("TRUNCATE " + quote(stage)); // the next run of this transaction starts empty
         }

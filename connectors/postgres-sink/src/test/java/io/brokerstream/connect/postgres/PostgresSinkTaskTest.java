@@ -7,26 +7,43 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * What the task does with each kind of Postgres error: fail (configuration), retry (connection), or
- * neither.
+ * Whose fault each Postgres error is: the record's own (dead-lettered) or the world's (the batch
+ * waits whole); and which fail a task at its start as a configuration it cannot work with.
  */
 class PostgresSinkTaskTest {
   @ParameterizedTest
   @CsvSource({
-    "28P01, true, false", // password authentication failed
-    "28000, true, false", // invalid authorization
-    "3D000, true, false", // no such database
-    "42P01, true, false", // no such table
-    "08006, false, true", // connection failure
-    "08001, false, true", // cannot connect now
-    "57P01, false, true", // the server shut down
-    "23505, false, false", // a unique violation: a record's problem, dead-lettered
-    "22021, false, false"
-  }) // a character not valid in the encoding (NUL): dead-lettered
-  void eachSqlStateIsAConfigurationAConnectionOrARecordProblem(
-      String state, boolean misconfigured, boolean lost) {
+    "22003, true, false", // numeric value out of range: the record's value
+    "22021, true, false", // a character not valid in the encoding (NUL)
+    "23514, true, false", // a CHECK the row breaks
+    "23502, true, false", // a NOT NULL column the record leaves empty
+    "25006, false, false", // read-only transaction: a failover to a standby
+    "40P01, false, false", // deadlock
+    "40001, false, false", // serialization failure
+    "53100, false, false", // disk full
+    "57014, false, false", // statement timeout
+    "55P03, false, false", // lock not available
+    "08006, false, false", // connection failure
+    "57P01, false, false", // the server shut down
+    "XX000, false, false", // an internal error: not the record's to answer for
+    "42P01, false, true", // no such table: at start a configuration, later DDL in progress
+    "42703, false, true", // no such column: likewise
+    "28P01, false, true", // password authentication failed
+    "3D000, false, true" // no such database
+  })
+  void eachSqlStateIsTheRecordsOwnOrAFaultOfTheWorld(
+      String state, boolean recordsOwn, boolean misconfigured) {
     SQLException e = new SQLException("x", state);
-    assertThat(PostgresSinkTask.misconfigured(e)).isEqualTo(misconfigured);
-    assertThat(PostgresSinkTask.lostConnection(e)).isEqualTo(lost);
+    assertThat(SqlFaults.recordsOwn(e)).isEqualTo(recordsOwn);
+    assertThat(SqlFaults.misconfigured(e)).isEqualTo(misconfigured);
+  }
+
+  @org.junit.jupiter.api.Test
+  void anErrorWithoutAStateIsAFault() {
+    SQLException e = new SQLException("I/O error");
+    assertThat(SqlFaults.recordsOwn(e)).isFalse();
+    assertThat(SqlFaults.describe(e)).startsWith("none: ");
+    assertThat(SqlFaults.describe(new SQLException("ro", "25006")))
+        .isEqualTo("25006 read_only_sql_transaction: ro");
   }
 }

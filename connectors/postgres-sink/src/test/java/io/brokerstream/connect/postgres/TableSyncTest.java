@@ -103,6 +103,7 @@ class TableSyncTest {
             "positions",
             List.of("account_id", "instrument_id"),
             true,
+            null,
             columns("account_id", "instrument_id", "synced_at"));
     assertThat(sync.columnsFor(withStamp)).containsExactly("account_id", "instrument_id");
   }
@@ -114,6 +115,7 @@ class TableSyncTest {
             "positions",
             List.of("account_id", "instrument_id"),
             true,
+            null,
             columns("account_id", "instrument_id", "quantity", "avg_cost", "synced_at"));
     List<String> cols = sync.columnsFor(POSITION);
     assertThat(cols).containsExactly("account_id", "instrument_id", "quantity", "avg_cost");
@@ -143,6 +145,7 @@ class TableSyncTest {
             "order_events",
             TableSync.KAFKA_KEY,
             false,
+            null,
             columns(
                 "account_id",
                 "quantity",
@@ -161,14 +164,38 @@ class TableSyncTest {
   void aRecordWithoutTheKeyAndATableWithoutItAreRefused() {
     Schema partial = SchemaBuilder.struct().field("quantity", Schema.INT64_SCHEMA).build();
     TableSync sync =
-        new TableSync("positions", List.of("account_id"), true, columns("account_id", "quantity"));
+        new TableSync(
+            "positions", List.of("account_id"), true, null, columns("account_id", "quantity"));
     assertThatThrownBy(() -> sync.columnsFor(partial))
         .isInstanceOf(DataException.class)
         .hasMessageContaining("account_id");
     assertThatThrownBy(
-            () -> new TableSync("positions", List.of("missing"), true, columns("account_id")))
+            () -> new TableSync("positions", List.of("missing"), true, null, columns("account_id")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no key column missing");
+  }
+
+  @Test
+  void aVersionedTableIsOnlyEverUpdatedByAHigherVersion() {
+    String sql =
+        TableSync.upsert(
+            "positions",
+            "s",
+            List.of("account_id", "instrument_id", "quantity", "version"),
+            List.of("account_id", "instrument_id"),
+            true,
+            false,
+            "version");
+    assertThat(sql)
+        .endsWith(
+            "DO UPDATE SET \"quantity\" = EXCLUDED.\"quantity\", \"version\" = EXCLUDED.\"version\""
+                + " WHERE \"positions\".\"version\" < EXCLUDED.\"version\"");
+    assertThatThrownBy(
+            () ->
+                new TableSync(
+                    "positions", List.of("account_id"), true, "version", columns("account_id")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no version column version");
   }
 
   @Test
