@@ -4,6 +4,7 @@ schemas, connectors and the P&L job; the test suite."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -263,10 +264,33 @@ def cmd_test(cfg, args) -> int:
     return 0
 
 
+def cmd_faults(cfg, args) -> int:
+    """The system of record's fault rounds (tests/integration/test_sink_faults.py) with longer windows: each
+    fault of the world held for --window seconds under members' load, then the books proven. The suite runs
+    the same rounds for 10 s each; this is the longer form, not part of the suite."""
+    from brokerstream.common.progress import say
+
+    env = {**os.environ, "BS_FAULT_WINDOW_S": str(args.window)}
+    pytest = [sys.executable, "-m", "pytest", "-q", "-rs", "tests/integration/test_sink_faults.py"]
+    if args.k:
+        pytest += ["-k", args.k]
+    say("faults", f"each fault held {args.window:g} s, on a test stack of its own")
+    return subprocess.call(pytest, cwd=cfg.root, env=env)
+
+
 def add_commands(sub) -> None:
     s = sub.add_parser("install", help="download and build everything the stack needs (cached)")
     s.add_argument("--skip-java", action="store_true", help="do not build our own jars")
     s.set_defaults(func=cmd_install)
+
+    s = sub.add_parser(
+        "faults",
+        help="faults of the world against the system of record (Postgres read-only, killed, locked, timed out; "
+        "Connect killed; a column dropped), each held --window seconds under load, then reconcile",
+    )
+    s.add_argument("--window", type=float, default=30.0, help="seconds each fault lasts (default 30)")
+    s.add_argument("-k", help="only the rounds matching this pytest expression, e.g. 'read-only'")
+    s.set_defaults(func=cmd_faults)
 
     s = sub.add_parser("up", help="start the stack (or the named services and what they need)")
     s.add_argument("services", nargs="*")

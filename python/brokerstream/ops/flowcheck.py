@@ -21,6 +21,7 @@ from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.clients.schemas import registry_client
 from brokerstream.common.config import Config
 from brokerstream.common.topics import POSITIONS
+from brokerstream.ops.books import Book
 
 
 @dataclass(frozen=True)
@@ -268,8 +269,7 @@ def replay_positions(
     average cost it over the open quantity, rounded the same way. Records at `elsewhere` (partition,
     offset) were decided and booked by the other architecture (a baseline drain on the same stack) and
     are not the flow's."""
-    micro = Decimal("0.000001")
-    costs: dict[str, tuple[int, Decimal, Decimal]] = {}  # quantity, exact cost of the open units, realized
+    books: dict[str, Book] = {}
     decided: set[str] = set()
     for msg in sorted(orders, key=lambda m: (m.partition, m.offset)):
         o = msg.value
@@ -280,23 +280,7 @@ def replay_positions(
             continue
         decided.add(order)
         price, multiplier = fills[order]
-        key = f"{o['account_id']}|{o['instrument_id']}"
-        q0, cost0, realized = costs.get(key, (0, Decimal(0), Decimal(0)))
-        d = o["quantity"] if o["side"] == "BUY" else -o["quantity"]
-        q1 = q0 + d
-        if q0 == 0 or (q0 > 0) == (d > 0):
-            costs[key] = (q1, cost0 + price * abs(d), realized)
-        else:
-            closed = min(abs(d), abs(q0))
-            share = (
-                cost0 if closed == abs(q0) else (cost0 * closed / abs(q0)).quantize(micro, rounding="ROUND_HALF_EVEN")
-            )
-            proceeds = price * closed
-            realized += (proceeds - share if q0 > 0 else share - proceeds) * multiplier
-            cost1 = Decimal(0) if q1 == 0 else (cost0 - share if (q1 > 0) == (q0 > 0) else price * abs(q1))
-            costs[key] = (q1, cost1, realized)
-    book: dict[str, tuple[int, Decimal, Decimal]] = {}
-    for key, (q, cost, realized) in costs.items():
-        avg = Decimal(0) if q == 0 else (cost / abs(q)).quantize(micro, rounding="ROUND_HALF_EVEN")
-        book[key] = (q, avg.quantize(micro), realized)
-    return book
+        books.setdefault(f"{o['account_id']}|{o['instrument_id']}", Book()).fill(
+            o["side"], o["quantity"], price, multiplier
+        )
+    return {key: (b.quantity, b.avg_cost, b.realized) for key, b in books.items()}

@@ -25,7 +25,6 @@ from __future__ import annotations
 import collections
 import time
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import psycopg
@@ -34,49 +33,14 @@ from confluent_kafka import Consumer, TopicPartition
 from brokerstream.clients.kafka_clients import client_conf
 from brokerstream.common.config import Config
 from brokerstream.common.topics import POSITIONS
+from brokerstream.ops.books import MICRO, Book
 from brokerstream.ops.flowcheck import high_watermarks, read_topic, result_key
 
-MICRO = Decimal("0.000001")
 SHOWN = 20  # differences printed per check
 
 # The sink-orders connector's topics, whose rows the outcome and books checks read.
 SYNCED = ("order-results", POSITIONS, "order-events")
 SINK = "sink-orders"
-
-
-@dataclass
-class Book:
-    """One position folded from its fills, in exact decimals (the flow's arithmetic, PositionMath)."""
-
-    quantity: int = 0
-    cost: Decimal = Decimal(0)  # exact cost of the open units, without the multiplier
-    realized: Decimal = Decimal(0)
-    cash: Decimal = Decimal(0)
-    fills: int = 0
-
-    def fill(self, side: str, quantity: int, price: Decimal, multiplier: int) -> None:
-        d = quantity if side == "BUY" else -quantity
-        q0, q1 = self.quantity, self.quantity + d
-        if q0 == 0 or (q0 > 0) == (d > 0):
-            self.cost += price * abs(d)
-        else:
-            closed = min(abs(d), abs(q0))
-            share = (
-                self.cost
-                if closed == abs(q0)
-                else (self.cost * closed / abs(q0)).quantize(MICRO, rounding=ROUND_HALF_EVEN)
-            )
-            proceeds = price * closed
-            self.realized += (proceeds - share if q0 > 0 else share - proceeds) * multiplier
-            if q1 == 0:
-                self.cost = Decimal(0)
-            elif (q1 > 0) == (q0 > 0):
-                self.cost -= share
-            else:
-                self.cost = price * abs(q1)
-        self.quantity = q1
-        self.cash -= d * price * multiplier
-        self.fills += 1
 
 
 @dataclass

@@ -103,6 +103,8 @@ public final class PostgresSinkTask extends SinkTask {
       props.setProperty("password", settings.password());
       // pg_stat_activity names the sink's sessions (an operator, or a fault test, can find them)
       props.setProperty("ApplicationName", "brokerstream-sink " + settings.connector());
+      // the sink's own limit, set for its sessions only (not the database's, which others share)
+      props.setProperty("options", "-c statement_timeout=" + settings.statementTimeoutMs());
       connection = DriverManager.getConnection(settings.url(), props);
       connection.setAutoCommit(false);
       if (tables.isEmpty()) {

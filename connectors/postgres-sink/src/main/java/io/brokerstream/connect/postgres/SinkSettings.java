@@ -22,7 +22,8 @@ record SinkSettings(
     String offsetsTable,
     long retryBackoffMs,
     long retryBackoffMaxMs,
-    long retryTimeoutMs) {
+    long retryTimeoutMs,
+    long statementTimeoutMs) {
 
   /** The first wait after a fault; each next one doubles, up to retry.backoff.max.ms. */
   static final long RETRY_BACKOFF_MS = 500;
@@ -35,6 +36,13 @@ record SinkSettings(
    * database that will not come back pages someone the same quarter hour.
    */
   static final long RETRY_TIMEOUT_MS = 900_000;
+
+  /**
+   * How long one statement of the sink may run (Postgres's statement_timeout for its sessions): a
+   * write stuck behind a lock for a minute is cancelled, counted as a fault and tried again, so the
+   * task's status says it waits instead of hanging in silence. 0: no limit.
+   */
+  static final long STATEMENT_TIMEOUT_MS = 60_000;
 
   static final ConfigDef DEFINITION =
       new ConfigDef()
@@ -79,7 +87,14 @@ record SinkSettings(
               ConfigDef.Type.LONG,
               RETRY_TIMEOUT_MS,
               ConfigDef.Importance.MEDIUM,
-              "how long a batch may wait on faults before the task fails");
+              "how long a batch may wait on faults before the task fails")
+          .define(
+              "statement.timeout.ms",
+              ConfigDef.Type.LONG,
+              STATEMENT_TIMEOUT_MS,
+              ConfigDef.Importance.LOW,
+              "the longest one statement of the sink may run before Postgres cancels it (a fault,"
+                  + " retried); 0: no limit");
 
   static SinkSettings of(Map<String, String> props) {
     String url = required(props, "connection.url");
@@ -119,7 +134,8 @@ record SinkSettings(
         props.getOrDefault("offsets.table", "sink_offsets"),
         millis(props, "retry.backoff.ms", RETRY_BACKOFF_MS),
         millis(props, "retry.backoff.max.ms", RETRY_BACKOFF_MAX_MS),
-        millis(props, "retry.timeout.ms", RETRY_TIMEOUT_MS));
+        millis(props, "retry.timeout.ms", RETRY_TIMEOUT_MS),
+        millis(props, "statement.timeout.ms", STATEMENT_TIMEOUT_MS));
   }
 
   private static long millis(Map<String, String> props, String key, long otherwise) {

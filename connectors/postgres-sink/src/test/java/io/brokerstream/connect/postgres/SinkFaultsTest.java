@@ -286,6 +286,27 @@ class SinkFaultsTest {
   }
 
   @Test
+  void aStatementStuckBehindALockIsCancelledByTheSinksTimeoutAndTriedAgain() throws Exception {
+    Worker w = new Worker();
+    PostgresSinkTask t = task(w, settings("s6", "statement.timeout.ms", "200"));
+    List<SinkRecord> batch = List.of(result("o1", "1.000000", 0), position("A1", 5, 1, 0));
+    try (Connection holder = pg.connect()) {
+      holder.setAutoCommit(false);
+      holder.createStatement().execute("LOCK TABLE positions IN ACCESS EXCLUSIVE MODE");
+      assertThatThrownBy(() -> t.put(batch))
+          .isInstanceOf(RetriableException.class)
+          .hasMessageContaining("57014");
+      holder.rollback();
+    }
+    assertThat(w.letters).isEmpty();
+    assertThat(count("SELECT count(*) FROM order_results")).isZero(); // the batch is atomic
+    t.put(batch);
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(1);
+    assertThat(count("SELECT quantity FROM positions WHERE account_id = 'A1'")).isEqualTo(5);
+    t.stop();
+  }
+
+  @Test
   void pastItsBoundAFaultFailsTheTaskInsteadOfSkipping() throws Exception {
     Worker w = new Worker();
     PostgresSinkTask t = task(w, settings("s3", "retry.timeout.ms", "0"));
