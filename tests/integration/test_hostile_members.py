@@ -372,7 +372,9 @@ def test_an_order_id_used_again_after_its_retention_keeps_both_fills_in_postgres
             {
                 "order_id": order_id,
                 "member_id": M1,
-                "account_id": "A0000001",
+                # an account outside the reference data: these fills are the test's own, written around the
+                # flow, and no member's books (which `reconcile` folds) hold them
+                "account_id": "RETENTION-TEST",
                 "instrument_id": "EQ000001",
                 "side": "SELL",
                 "quantity": 1 + n,
