@@ -31,9 +31,9 @@ import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
 from brokerstream.clients.kafka_clients import client_conf
+from brokerstream.common.baseline_settings import baseline_setting
 from brokerstream.common.config import Config
 from brokerstream.common.topics import POSITIONS
-from brokerstream.loadtest.bench.architectures import baseline_setting
 from brokerstream.ops.books import MICRO, Book
 from brokerstream.ops.flowcheck import high_watermarks, read_topic, result_key
 

@@ -8,43 +8,22 @@ stop the other one for a run and put things back after.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import psycopg
 from confluent_kafka import Consumer, TopicPartition
 
 from brokerstream.clients.kafka_clients import client_conf
-from brokerstream.common.config import ROOT, Config
+from brokerstream.common.baseline_settings import BASELINE_DEFAULTS, baseline_setting, read_properties
+from brokerstream.common.config import Config
 
 APPS = ("streams", "baseline")
 STREAMS_GROUP = "brokerstream-orders"  # the streams app's application id
 # the launcher's metrics.fetcher.update-interval (1 s) and time for the refresh it sets off to land
 METRICS_REFRESH_S = 1.5
 NAMES = APPS
-BASELINE_DEFAULTS = ROOT / "baseline" / "src" / "main" / "resources" / "baseline-defaults.properties"
-
-
-def read_properties(path: Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith(("#", "!")) and "=" in line:
-            key, _, value = line.partition("=")
-            out[key.strip()] = value.strip()
-    return out
-
-
-def baseline_setting(cfg: Config, key: str) -> str:
-    """A baseline setting as the running monolith sees it: defaults, the settings file, BASELINE_*."""
-    values = read_properties(BASELINE_DEFAULTS)
-    file = cfg.get("BS_BASELINE_CONFIG", "")
-    if file and Path(file).exists():
-        values.update(read_properties(Path(file)))
-    env = "BASELINE_" + key.upper().replace(".", "_").replace("-", "_")
-    return os.environ.get(env, values[key])
+__all__ = ["BASELINE_DEFAULTS", "baseline_setting", "read_properties"]  # also read from here
 
 
 def end_offsets(cfg: Config, topic: str) -> dict[int, int]:
