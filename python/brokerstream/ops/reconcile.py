@@ -8,8 +8,8 @@ Three checks, each printed with what differs:
 2. **The books in Postgres.** Each Postgres position equals a fold of Postgres's own fills of it, in the
    order of their position versions: quantity, exact cost basis, realized P&L, cash, and a version equal
    to the number of fills (a lost fill shows as a version ahead of the fold). One REPEATABLE READ snapshot
-   reads both; the sink writes a batch's results and positions in one transaction, so the check holds
-   under load too.
+   reads both, after the sync has reached the topics' ends: a result and its position come from two topics
+   and can land one sink batch apart, so under load a position may briefly run ahead of its fills.
 3. **Dead letters**, counted by topic and cause (dlq.streams and dlq.ticks by their letters' fields,
    dlq.connect by Connect's error headers).
 

@@ -110,9 +110,11 @@ public final class PostgresSinkTask extends SinkTask {
       if (tables.isEmpty()) {
         // The columns are read once, when the task begins: a column dropped while it runs is a
         // fault to wait out (the write fails until it is back), not a column to stop writing.
+        // Built apart and kept only whole: a fault halfway must not leave a table out for good.
+        Map<String, TableSync> read = new LinkedHashMap<>();
         for (Map.Entry<String, List<String>> e : settings.keyOfTable().entrySet()) {
           String table = e.getKey();
-          tables.put(
+          read.put(
               table,
               new TableSync(
                   table,
@@ -121,6 +123,7 @@ public final class PostgresSinkTask extends SinkTask {
                   settings.versionOfTable().get(table),
                   TableSync.columnsOf(connection, table)));
         }
+        tables.putAll(read);
       } else {
         tables.replaceAll((name, t) -> t.again());
       }
