@@ -209,7 +209,12 @@ def test_bench_drain_measures_the_baseline_and_puts_the_streams_app_back(stack, 
 def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_back(stack, stack_env, world, tmp_path):
     """The baseline has no gateway: every step writes into the orders topic. Its own groups' lags are
     watched (not the stopped streams app's), its price threads mark the bench's open positions, and the
-    bench leaves its tables and the order flows as it found them."""
+    bench leaves its tables and the order flows as it found them.
+
+    The rates stay well under the baseline's capacity on a 2-core machine with every service on (about
+    100-180 orders/s while its price threads mark 300 positions at 500 ticks/s): this test checks the
+    bench's mechanics and books, so every step must settle; a step above capacity would leave orders
+    without a result within the settle, which is the bench's finding to print, not this test's."""
     import json
 
     from brokerstream.launcher.provision import default_stack
@@ -226,9 +231,9 @@ def test_bench_system_steps_the_baseline_through_kafka_and_puts_the_streams_app_
         "--architecture",
         "baseline",
         "--rates",
-        "200,800",
+        "50,120",
         "--tick-rate",
-        "500",
+        "200",
         "--positions",
         "300",
         "--no-ceiling",
