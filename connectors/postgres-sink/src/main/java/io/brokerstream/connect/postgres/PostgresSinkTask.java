@@ -208,14 +208,21 @@ public final class PostgresSinkTask extends SinkTask {
         if (write(c, records)) {
           break;
         }
-        // Another task moved these partitions (a zombie of a rebalance, or this one's successor):
-        // read where they stand and write only what is beyond.
+        // The offsets are not where this task left them. Ahead: another task wrote (a zombie of a
+        // rebalance, or this one's successor), so write only what is beyond. Behind: Postgres
+        // lost its last commits (a standby promoted before it had them), so the records from
+        // where it stands come again, in order, before anything in hand is written.
         c.rollback();
+        Map<TopicPartition, Long> had = new HashMap<>(next);
         unread.addAll(next.keySet());
         for (SinkRecord r : records) {
           unread.add(new TopicPartition(r.topic(), r.kafkaPartition()));
         }
         readOffsets(c);
+        Set<TopicPartition> behind = fellBehind(had);
+        if (!behind.isEmpty()) {
+          records = without(records, behind);
+        }
         if (fenced > 3) {
           throw new SQLException("the sink's offsets keep moving under it", "40001");
         }
@@ -226,6 +233,43 @@ public final class PostgresSinkTask extends SinkTask {
     } catch (SQLException e) {
       waitOn(e);
     }
+  }
+
+  /**
+   * The partitions whose offsets Postgres now holds below what this task wrote (or holds no
+   * longer): each is sought back to where Postgres stands (the start, when its row is gone), so
+   * nothing between there and the batch in hand is skipped.
+   */
+  private Set<TopicPartition> fellBehind(Map<TopicPartition, Long> had) {
+    Set<TopicPartition> behind = new HashSet<>();
+    for (Map.Entry<TopicPartition, Long> e : had.entrySet()) {
+      TopicPartition tp = e.getKey();
+      Long now = next.get(tp);
+      if (now == null || now < e.getValue()) {
+        long from = now == null ? 0L : now; // absent stays absent: its first write inserts the row
+        context.offset(tp, from);
+        behind.add(tp);
+        log.warn(
+            "Postgres holds {} up to offset {}, below the {} this task wrote (a failover lost"
+                + " commits?): replaying from there",
+            tp,
+            from,
+            e.getValue());
+      }
+    }
+    return behind;
+  }
+
+  /** The records of partitions other than `dropped`, in their order. */
+  private static List<SinkRecord> without(
+      Collection<SinkRecord> records, Set<TopicPartition> dropped) {
+    List<SinkRecord> kept = new ArrayList<>();
+    for (SinkRecord r : records) {
+      if (!dropped.contains(new TopicPartition(r.topic(), r.kafkaPartition()))) {
+        kept.add(r);
+      }
+    }
+    return kept;
   }
 
   /**

@@ -343,6 +343,41 @@ class SinkFaultsTest {
   }
 
   @Test
+  void aPostgresThatLostTheLastCommitsIsReplayedFromWhereItStandsWithoutAGap() throws Exception {
+    Worker w = new Worker();
+    PostgresSinkTask t = task(w, settings("s8"));
+    TopicPartition results = new TopicPartition(RESULTS_TOPIC, 0);
+    t.put(List.of(result("o1", "1.000000", 0), result("o2", "2.000000", 1)));
+    t.put(List.of(result("o3", "3.000000", 2)));
+    // a standby promoted before it received the last commit: Postgres holds o1 and o2 only
+    pg.sql("DELETE FROM order_results WHERE order_id = 'o3'");
+    pg.sql("UPDATE sink_offsets SET next_offset = 2 WHERE connector = 's8'");
+    // the batch in hand starts beyond what Postgres holds: it must not be written over the gap
+    t.put(List.of(result("o4", "4.000000", 3)));
+    assertThat(w.seeks).containsEntry(results, 2L);
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(2);
+    // Connect hands the records over again from the offset asked for
+    t.put(List.of(result("o3", "3.000000", 2), result("o4", "4.000000", 3)));
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(4);
+    assertThat(nextOffset("s8", RESULTS_TOPIC)).isEqualTo(4);
+    // and a Postgres that lost the offsets row altogether is replayed from the start
+    pg.sql("TRUNCATE order_results, sink_offsets");
+    t.put(List.of(result("o5", "5.000000", 4)));
+    assertThat(w.seeks).containsEntry(results, 0L);
+    assertThat(count("SELECT count(*) FROM order_results")).isZero();
+    t.put(
+        List.of(
+            result("o1", "1.000000", 0),
+            result("o2", "2.000000", 1),
+            result("o3", "3.000000", 2),
+            result("o4", "4.000000", 3),
+            result("o5", "5.000000", 4)));
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(5);
+    assertThat(nextOffset("s8", RESULTS_TOPIC)).isEqualTo(5);
+    t.stop();
+  }
+
+  @Test
   void anOlderVersionNeverOverwritesANewerOne() throws Exception {
     Worker w = new Worker();
     PostgresSinkTask t = task(w, settings("s5"));
