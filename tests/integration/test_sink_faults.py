@@ -166,19 +166,31 @@ def test_reconcile_passes_on_the_stack_after_the_faults(stack, stack_env):
     assert "brokerstream_reconcile_last_passed 1" in prom
 
 
-def test_reconcile_fails_on_a_fill_missing_from_postgres(stack, stack_env):
+def test_reconcile_fails_on_a_fill_missing_from_postgres_or_a_cost_of_the_wrong_sign(stack, stack_env):
     """The proof can fail: a fill taken out of order_results (as the old sink's dead-lettering did) shows as a
-    position whose version is ahead of its fills, and the command exits 1."""
+    position whose version is ahead of its fills; a cost basis of the wrong sign on another position is a
+    difference too (a cost is never negative, a short's included); the command exits 1."""
     with psycopg.connect(stack.postgres_dsn()) as conn:
         row = conn.execute(
-            "SELECT member_id, order_id, ingest_ts FROM order_results WHERE status = 'ACCEPTED' LIMIT 1"
+            "SELECT member_id, order_id, ingest_ts, account_id, instrument_id FROM order_results "
+            "WHERE status = 'ACCEPTED' LIMIT 1"
         ).fetchone()
         assert row, "no fill in Postgres"
+        order = row[:3]
+        flipped = conn.execute(
+            "SELECT account_id, instrument_id FROM positions WHERE cost_basis > 0 "
+            "AND account_id IN (SELECT account_id FROM accounts) AND (account_id, instrument_id) <> (%s, %s) "
+            "LIMIT 1",
+            row[3:],
+        ).fetchone()
+        assert flipped, "no other open position in Postgres"
         saved = conn.execute(
-            "SELECT * FROM order_results WHERE member_id = %s AND order_id = %s AND ingest_ts = %s", row
+            "SELECT * FROM order_results WHERE member_id = %s AND order_id = %s AND ingest_ts = %s", order
         ).fetchone()
         cols = [d.name for d in conn.execute("SELECT * FROM order_results LIMIT 0").description]
-        conn.execute("DELETE FROM order_results WHERE member_id = %s AND order_id = %s AND ingest_ts = %s", row)
+        conn.execute("DELETE FROM order_results WHERE member_id = %s AND order_id = %s AND ingest_ts = %s", order)
+        flip = "UPDATE positions SET cost_basis = -cost_basis WHERE account_id = %s AND instrument_id = %s"
+        conn.execute(flip, flipped)
         conn.commit()
         try:
             out = launcher(stack_env, "reconcile", "--timeout", "60", check=False)
@@ -186,6 +198,8 @@ def test_reconcile_fails_on_a_fill_missing_from_postgres(stack, stack_env):
             conn.execute(
                 f"INSERT INTO order_results ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))})", saved
             )
+            conn.execute(flip, flipped)
             conn.commit()
     assert out.returncode == 1, out.stdout
     assert "outcomes missing in postgres" in out.stdout and "but" in out.stdout
+    assert f"{flipped[0]}|{flipped[1]}: cost basis -" in out.stdout, out.stdout

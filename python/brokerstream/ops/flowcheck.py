@@ -62,7 +62,7 @@ def read_topic(
     )
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]
-        ends = until or high_watermarks(cfg, topic, list(meta.partitions))
+        ends = until if until is not None else high_watermarks(cfg, topic, list(meta.partitions))
         deserializer = AvroDeserializer(registry_client(cfg)) if decode else None
         ctx = SerializationContext(topic, MessageField.VALUE)
         consumer.assign([TopicPartition(topic, p, 0) for p, end in ends.items() if end > 0])

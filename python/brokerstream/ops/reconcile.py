@@ -13,8 +13,9 @@ Three checks, each printed with what differs:
 3. **Dead letters**, counted by topic and cause (dlq.streams and dlq.ticks by their letters' fields,
    dlq.connect by Connect's error headers).
 
-Before comparing, it waits (up to `--timeout`) until the sinks' offsets in Postgres (`sink_offsets`)
-reach the ends of the topics it read, so a sync that is merely behind is waited for, not reported.
+It takes the topics' ends once, waits (up to `--timeout`) until the sinks' offsets in Postgres
+(`sink_offsets`) reach them, and reads the topics up to those ends only: a sync that is merely behind is
+waited for, not reported, and what the flow writes after the cut is neither compared nor reported missing.
 The outcome is also written for Prometheus's node exporter textfile collector
 (`<data>/metrics/reconcile.prom`): `brokerstream_reconcile_last_timestamp_seconds`,
 `brokerstream_reconcile_last_passed` and `brokerstream_reconcile_differences{check}`.
@@ -117,10 +118,8 @@ class Report:
         return out
 
 
-def wait_synced(cfg: Config, connector: str, topics: tuple[str, ...], timeout: float) -> dict[str, int]:
-    """Waits until the connector's offsets in Postgres reach the topics' ends as they are now; returns what
-    is still unwritten per topic when `timeout` passes ({} once synced). A transactional topic's last offset
-    can be a commit marker that no record fills, hence one offset of slack per partition."""
+def topic_ends(cfg: Config, topics: tuple[str, ...]) -> dict[str, dict[int, int]]:
+    """{topic -> {partition -> high watermark}} as they are now."""
     ends = {}
     consumer = Consumer(client_conf(cfg, **{"group.id": f"reconcile-{time.time_ns()}"}))
     try:
@@ -129,6 +128,21 @@ def wait_synced(cfg: Config, connector: str, topics: tuple[str, ...], timeout: f
             ends[t] = high_watermarks(cfg, t, parts)
     finally:
         consumer.close()
+    return ends
+
+
+def wait_synced(
+    cfg: Config,
+    connector: str,
+    topics: tuple[str, ...],
+    timeout: float,
+    ends: dict[str, dict[int, int]] | None = None,
+) -> dict[str, int]:
+    """Waits until the connector's offsets in Postgres reach the topics' ends (as they are now, or `ends`);
+    returns what is still unwritten per topic when `timeout` passes ({} once synced). A transactional
+    topic's last offset can be a commit marker that no record fills, hence one offset of slack per
+    partition."""
+    ends = ends if ends is not None else topic_ends(cfg, topics)
     deadline = time.monotonic() + timeout
     while True:
         with psycopg.connect(cfg.postgres_dsn()) as conn:
@@ -238,7 +252,7 @@ def check_books(conn, baseline_schema: str = "baseline") -> tuple[int, int, int,
             wrong.append(f"version {version} but {b.fills} fills")
         if quantity != b.quantity:
             wrong.append(f"quantity {quantity} != {b.quantity}")
-        if cost_basis is not None and abs(cost_basis) != b.cost.quantize(MICRO):
+        if cost_basis is not None and cost_basis != b.cost.quantize(MICRO):  # never negative, a short's too
             wrong.append(f"cost basis {cost_basis} != {b.cost}")
         if realized != b.realized.quantize(MICRO):
             wrong.append(f"realized {realized} != {b.realized}")
@@ -253,10 +267,15 @@ def check_books(conn, baseline_schema: str = "baseline") -> tuple[int, int, int,
 
 def reconcile_stack(cfg: Config, *, timeout: float = 300.0) -> Report:
     rep = Report()
-    rep.sync_behind = wait_synced(cfg, SINK, SYNCED, timeout)
-    orders = read_topic(cfg, "orders")
-    results = read_topic(cfg, "order-results")
-    events = read_topic(cfg, "order-events")
+    # One cut through the topics, read to the ends Postgres was waited for: a result written after it is
+    # neither compared nor missed. The orders' ends are taken first, so each order read had its chance to
+    # be decided before the results' ends were taken.
+    order_ends = topic_ends(cfg, ("orders",))["orders"]
+    ends = topic_ends(cfg, SYNCED)
+    rep.sync_behind = wait_synced(cfg, SINK, SYNCED, timeout, ends=ends)
+    orders = read_topic(cfg, "orders", until=order_ends)
+    results = read_topic(cfg, "order-results", until=ends["order-results"])
+    events = read_topic(cfg, "order-events", until=ends["order-events"])
     rep.dead_letters = dead_letters(cfg)
     lettered = {
         (m.value["source_partition"], m.value["source_offset"])

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -406,7 +409,7 @@ public final class PostgresSinkTask extends SinkTask {
     throw new RetriableException("Postgres did not take the batch: " + SqlFaults.describe(e), e);
   }
 
-  private void refuse(SinkRecord r, Exception cause) {
+  private void refuse(SinkRecord r, Exception cause) throws SQLException {
     String why =
         cause instanceof SQLException sql ? SqlFaults.state(sql) : cause.getClass().getSimpleName();
     if (reporter == null) {
@@ -421,10 +424,27 @@ public final class PostgresSinkTask extends SinkTask {
           cause);
     }
     try {
-      reporter.report(r, cause).get();
-    } catch (Exception e) {
-      throw new ConnectException(
-          "the dead letter queue did not take " + r.topic() + "/" + r.kafkaOffset(), e);
+      // bounded like a statement: a Kafka that does not acknowledge the letter is a fault of the
+      // world, so the batch is rolled back and waited out whole (the letter may come twice, never
+      // not at all), not a task hung on a future or failed at once
+      reporter.report(r, cause).get(settings.statementTimeoutMs(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted while dead-lettering " + r.topic(), e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new SQLException(
+          "the dead letter queue did not take "
+              + r.topic()
+              + "/"
+              + r.kafkaPartition()
+              + "/"
+              + r.kafkaOffset()
+              + " within "
+              + settings.statementTimeoutMs()
+              + " ms: "
+              + e,
+          (String) null,
+          e);
     }
     status.deadLettered(r.topic(), why);
   }

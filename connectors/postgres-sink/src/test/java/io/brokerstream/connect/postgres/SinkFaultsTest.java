@@ -148,11 +148,16 @@ class SinkFaultsTest {
       return null;
     }
 
+    boolean kafkaAnswers = true; // false: the dead letter queue's producer never acknowledges
+
     @Override
     public ErrantRecordReporter errantRecordReporter() {
       return new ErrantRecordReporter() {
         @Override
         public Future<Void> report(SinkRecord record, Throwable error) {
+          if (!kafkaAnswers) {
+            return new CompletableFuture<>();
+          }
           letters.add(record);
           causes.add(error);
           return CompletableFuture.completedFuture(null);
@@ -257,6 +262,26 @@ class SinkFaultsTest {
     assertThat(count("SELECT count(*) FROM positions")).isEqualTo(1);
     assertThat(nextOffset("s1", RESULTS_TOPIC)).isEqualTo(3);
     assertThat(nextOffset("s1", POSITIONS_TOPIC)).isEqualTo(1);
+    t.stop();
+  }
+
+  @Test
+  void aDeadLetterQueueThatDoesNotAnswerMakesTheBatchWaitWholeInsteadOfHanging() throws Exception {
+    Worker w = new Worker();
+    w.kafkaAnswers = false;
+    PostgresSinkTask t = task(w, settings("s9", "statement.timeout.ms", "200"));
+    List<SinkRecord> batch =
+        List.of(result("o1", "1.000000", 0), result("o2", "10000000000000.000000", 1));
+    assertThatThrownBy(() -> t.put(batch))
+        .isInstanceOf(RetriableException.class)
+        .hasMessageContaining("dead letter queue did not take");
+    assertThat(count("SELECT count(*) FROM order_results")).isZero(); // rolled back whole
+    assertThat(nextOffset("s9", RESULTS_TOPIC)).isEqualTo(-1);
+    w.kafkaAnswers = true;
+    t.put(batch); // Connect hands the same batch over again
+    assertThat(w.letters).extracting(SinkRecord::kafkaOffset).containsExactly(1L);
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(1);
+    assertThat(nextOffset("s9", RESULTS_TOPIC)).isEqualTo(2);
     t.stop();
   }
 
