@@ -11,6 +11,7 @@ COPY streams streams
 COPY flink-jobs flink-jobs
 COPY loadtest/loadgen loadtest/loadgen
 COPY connectors/postgres-sink connectors/postgres-sink
+COPY connectors/registry-faults connectors/registry-faults
 COPY baseline baseline
 RUN mvn -q -B -s .mvn/settings.xml package -DskipTests
 

@@ -235,6 +235,7 @@ def test_connect_has_the_debezium_source_our_postgres_sink_and_the_avro_converte
     assert "io.brokerstream.connect.postgres.PostgresSinkConnector" in classes
     assert "io.debezium.connector.jdbc.JdbcSinkConnector" in classes  # still installed: bench sink --ceiling --debezium
     assert "io.apicurio.registry.utils.converter.AvroConverter" in classes
+    assert "io.brokerstream.connect.convert.RegistryFaultsConverter" in classes  # wraps it: outages wait
     assert "io.debezium.transforms.ExtractNewRecordState" in classes
 
 

@@ -113,3 +113,40 @@ def test_the_connectors_ride_out_a_registry_outage_longer_than_they_hold_a_schem
     assert member_events() >= events_before + 2, "the change made while the registry was down arrived"
     assert check(stack) == [], "every connector and task still running"
     assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before
+
+
+def test_a_connect_worker_started_while_the_registry_is_down_waits_for_it_and_dead_letters_nothing(
+    stack, stack_env, world
+):
+    # A worker that starts during an outage holds no schema: every record it reads needs the registry.
+    # Connect dead-letters whatever a converter throws under errors.tolerance=all, so without the
+    # registry-faults converter each of these fills would go to dlq.connect and never reach Postgres.
+    tag = f"rcc{uuid.uuid4().hex[:6]}"
+    gen = OrderGenerator(world, 41, run_tag=tag, today=world.as_of)
+    orders = [gen.next() for _ in range(1_500)]
+    letters_before = len(read_topic(stack, "dlq.connect", decode=False))
+    launcher(stack_env, "down", "registry")
+    try:
+        launcher(stack_env, "down", "connect")
+        produced = threading.Thread(target=lambda: produce_orders(stack, iter(orders), rate=300))
+        produced.start()
+        launcher(stack_env, "up", "--no-install", "connect")
+        time.sleep(15)  # the sinks' tasks meet records they cannot read while the registry is away
+        assert check(stack) == [], "every connector and task running while it waits"
+    finally:
+        launcher(stack_env, "up", "--no-install", "registry")
+    produced.join(120)
+
+    wait_drained(stack, timeout=240)
+    decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
+    assert decided == len(orders)
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0]
+            == decided
+        ),
+        timeout=180,
+        what="every result in Postgres",
+    )
+    assert check(stack) == [], "every connector and task still running"
+    assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before

@@ -47,7 +47,10 @@ class Connect(Service):
             # Converters are the worker's, not the connectors': compose's worker uses Confluent's
             # converter with the same connectors/*.json files.
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "io.apicurio.registry.utils.converter.AvroConverter",
+            # Apicurio's converter, wrapped so that a registry that is down is waited out: Connect would
+            # dead-letter whatever a converter throws, an outage's errors included (connectors/registry-faults).
+            "value.converter": "io.brokerstream.connect.convert.RegistryFaultsConverter",
+            "value.converter.delegate": "io.apicurio.registry.utils.converter.AvroConverter",
             "value.converter.apicurio.registry.url": (
                 f"http://{self.cfg.host('registry')}:{self.cfg.port('registry')}/apis/registry/v2"
             ),
