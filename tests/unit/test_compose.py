@@ -31,7 +31,7 @@ SERVICES = {
 @pytest.fixture(scope="module")
 def resolved():
     if shutil.which("docker-compose") is None:
-        pytest.fail("docker-compose is missing: ./brokerstream install puts it in place")
+        pytest.fail("docker-compose is missing: ./brokerstream install --test-tools puts it in place")
     proc = subprocess.run(
         ["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}
     )

@@ -1,4 +1,5 @@
-"""The install runs its Go builds beside the other steps, and still fails when one of them fails."""
+"""The install runs its Go builds beside the other steps, and still fails when one of them fails; the test tools
+only when asked (the test command), never for the main job."""
 
 from __future__ import annotations
 
@@ -30,13 +31,14 @@ def _recording(monkeypatch, fail: str | None = None):
     monkeypatch.setattr(install, "connect_sink_plugin", rest[2])
     monkeypatch.setattr(install, "STEPS", [rest[0], rest[1], rest[2], *go])
     monkeypatch.setattr(install, "BESIDE", tuple(go))
+    monkeypatch.setattr(install, "TEST_TOOLS", tuple(go))
     monkeypatch.setattr(install, "Layout", lambda cfg: None)
     return ran
 
 
 def test_go_builds_run_in_their_own_thread_while_the_others_run_in_order(monkeypatch):
     ran = _recording(monkeypatch)
-    install.install(Config({}))
+    install.install(Config({}), test_tools=True)
     main = [n for n, t in ran if not t.startswith("install-go")]
     beside = [n for n, t in ran if t.startswith("install-go")]
     assert main == ["maven", "java_build", "connect_sink_plugin"]
@@ -47,13 +49,19 @@ def test_go_builds_run_in_their_own_thread_while_the_others_run_in_order(monkeyp
 
 def test_skip_java_leaves_out_our_own_build(monkeypatch):
     ran = _recording(monkeypatch)
-    install.install(Config({}), skip_java=True)
+    install.install(Config({}), skip_java=True, test_tools=True)
     assert sorted(n for n, _ in ran) == ["helm", "kubevalidate", "maven"]
+
+
+def test_the_main_job_installs_no_test_tools(monkeypatch):
+    ran = _recording(monkeypatch)
+    install.install(Config({}))
+    assert [n for n, _ in ran] == ["maven", "java_build", "connect_sink_plugin"]
 
 
 @pytest.mark.parametrize("fail", ["helm", "maven"])
 def test_a_failing_step_on_either_side_fails_the_install(monkeypatch, fail):
     ran = _recording(monkeypatch, fail=fail)
     with pytest.raises(RuntimeError, match=f"{fail} failed"):
-        install.install(Config({}))
+        install.install(Config({}), test_tools=True)
     assert "helm" in [n for n, _ in ran]  # the Go build was waited for, not left running

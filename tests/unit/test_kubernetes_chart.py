@@ -25,7 +25,7 @@ DNS_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 def helm(*args: str) -> subprocess.CompletedProcess:
     binary = Layout(config.load(environ={})).helm
     if not binary.exists():
-        pytest.fail(f"{binary} is missing: ./brokerstream install builds it")
+        pytest.fail(f"{binary} is missing: ./brokerstream install --test-tools builds it")
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120)
 
 
@@ -42,7 +42,7 @@ def render(*sets: str) -> list[dict]:
 def kubevalidate(manifests: str) -> subprocess.CompletedProcess:
     binary = Layout(config.load(environ={})).kubevalidate
     if not binary.exists():
-        pytest.fail(f"{binary} is missing: ./brokerstream install builds it")
+        pytest.fail(f"{binary} is missing: ./brokerstream install --test-tools builds it")
     return subprocess.run([str(binary)], input=manifests, capture_output=True, text=True, timeout=60)
 
 

@@ -20,7 +20,7 @@ def stack_of(cfg):
 def cmd_install(cfg, args) -> int:
     from brokerstream.launcher.install import install
 
-    install(cfg, skip_java=args.skip_java)
+    install(cfg, skip_java=args.skip_java, test_tools=args.test_tools)
     return 0
 
 
@@ -239,7 +239,7 @@ def cmd_test(cfg, args) -> int:
     from brokerstream.launcher.install import connect_sink_plugin, install, maven, maven_env
     from brokerstream.launcher.layout import Layout
 
-    install(cfg, skip_java=True)
+    install(cfg, skip_java=True, test_tools=True)
     rc = check_formatting(cfg)
     if rc != 0:
         return rc
@@ -281,6 +281,12 @@ def cmd_faults(cfg, args) -> int:
 def add_commands(sub) -> None:
     s = sub.add_parser("install", help="download and build everything the stack needs (cached)")
     s.add_argument("--skip-java", action="store_true", help="do not build our own jars")
+    s.add_argument(
+        "--test-tools",
+        action="store_true",
+        help="also what only the tests use: helm, the manifest validator, docker-compose, chromium "
+        "(`./brokerstream test` installs them itself)",
+    )
     s.set_defaults(func=cmd_install)
 
     s = sub.add_parser(

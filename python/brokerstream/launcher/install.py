@@ -64,21 +64,30 @@ def maven_env(cfg: Config) -> dict[str, str]:
 
 
 def system_packages(cfg: Config, layout: Layout) -> None:
-    """PostgreSQL 15 server binaries, docker-compose (to validate the compose file) and chromium (to
-    check the scaling report renders) from Debian."""
+    """PostgreSQL 15 server binaries from Debian, and a Java 21+ beside the default 17."""
     missing = []
     if not (cfg.path("BS_POSTGRES_BIN") / "postgres").exists():
         missing.append("postgresql-15")
-    if shutil.which("docker-compose") is None:
-        missing.append("docker-compose")
-    if shutil.which("chromium") is None:
-        missing.append("chromium")
     java21 = Path(cfg["BS_JAVA21_HOME"]) / "bin" / "java"
     if not java21.exists():
         raise StepFailed(f"the schema registry needs Java 21 or newer: no {java21}; set BS_JAVA21_HOME")
     if not missing:
-        say(TAG, "system packages: postgresql-15, docker-compose, chromium, Java 21+ present")
+        say(TAG, "system packages: postgresql-15, Java 21+ present")
         return
+    _apt(missing)
+
+
+def test_packages(cfg: Config, layout: Layout) -> None:
+    """What only the tests use, from Debian: docker-compose (to validate the compose file) and chromium (to
+    check the reports render)."""
+    missing = [p for p in ("docker-compose", "chromium") if shutil.which(p) is None]
+    if not missing:
+        say(TAG, "test packages: docker-compose, chromium present")
+        return
+    _apt(missing)
+
+
+def _apt(missing: list[str]) -> None:
     if os.geteuid() != 0:
         raise StepFailed(f"missing Debian packages {missing}: run `apt-get install {' '.join(missing)}` as root")
     with step(TAG, f"apt-get install {' '.join(missing)}"):
@@ -165,8 +174,8 @@ def java_build(cfg: Config, layout: Layout) -> None:
 
 
 def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
-    """Our Postgres sink (connectors/postgres-sink, built by the Java build) into the worker's plugin path;
-    a running worker loads a new version when it restarts."""
+    """Our Postgres sink and registry-faults converter (connectors/, built by the Java build) into the worker's
+    plugin path; a running worker loads a new version when it restarts."""
     built = cfg.root / "connectors" / "postgres-sink" / "target"
     jar = built / "postgres-sink-0.1.0.jar"
     if not jar.exists():
@@ -181,6 +190,17 @@ def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
         if not (target / name).exists() or (target / name).read_bytes() != path.read_bytes():
             shutil.copy2(path, target / name)
     say(TAG, f"connect plugin: brokerstream-postgres-sink in {target}")
+    # The registry-faults converter wraps the Apicurio one, so it lives in that plugin's folder (one
+    # classloader sees both); its own ServiceLoader manifest names it.
+    wrapper = cfg.root / "connectors" / "registry-faults" / "target" / "registry-faults-0.1.0.jar"
+    if not wrapper.exists():
+        raise StepFailed(f"{wrapper} is missing: the Java build makes it")
+    beside = layout.connect_plugins / "apicurio-avro-converter"
+    if not beside.is_dir():
+        raise StepFailed(f"{beside} is missing: the connect plugins step makes it")
+    if not (beside / wrapper.name).exists() or (beside / wrapper.name).read_bytes() != wrapper.read_bytes():
+        shutil.copy2(wrapper, beside / wrapper.name)
+    say(TAG, f"connect plugin: the registry-faults converter in {beside}")
 
 
 def _go(layout: Layout) -> tuple[str, dict[str, str]]:
@@ -243,6 +263,7 @@ def kubevalidate(cfg: Config, layout: Layout) -> None:
 
 STEPS = [
     system_packages,
+    test_packages,
     maven_runtime("kafka runtime", "kafka.pom.xml", lambda l: l.kafka_lib),
     maven_runtime("metrics agent", "metrics-agent.pom.xml", lambda l: l.metrics_agent.parent),
     maven_runtime(
@@ -262,15 +283,23 @@ STEPS = [
 # they run beside them, in a thread of their own, instead of after them (about 90 s of a 5-minute install).
 BESIDE = (helm, kubevalidate)
 
+# What only the test command needs (the chart's and compose's checks, the report's rendering): the main job and
+# `up` install without them, about 3 minutes less on a fresh machine.
+TEST_TOOLS = (test_packages, helm, kubevalidate)
 
-def install(cfg: Config, *, skip_java: bool = False) -> None:
+
+def install(cfg: Config, *, skip_java: bool = False, test_tools: bool = False) -> None:
+    """Every step the stack needs; the test tools (TEST_TOOLS) only with `test_tools`."""
     from concurrent.futures import ThreadPoolExecutor
 
     layout = Layout(cfg)
+    wanted = [s for s in STEPS if test_tools or s not in TEST_TOOLS]
+    if skip_java:
+        wanted = [s for s in wanted if s not in (java_build, connect_sink_plugin)]
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="install-go") as pool:
-        beside = pool.submit(lambda: [install_step(cfg, layout) for install_step in BESIDE])
-        for install_step in STEPS:
-            if install_step in BESIDE or (skip_java and install_step in (java_build, connect_sink_plugin)):
+        beside = pool.submit(lambda: [install_step(cfg, layout) for install_step in BESIDE if install_step in wanted])
+        for install_step in wanted:
+            if install_step in BESIDE:
                 continue
             install_step(cfg, layout)
         beside.result()  # its failure, raised here once the other steps are done
