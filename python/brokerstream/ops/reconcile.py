@@ -13,9 +13,10 @@ Three checks, each printed with what differs:
 3. **Dead letters**, counted by topic and cause (dlq.streams and dlq.ticks by their letters' fields,
    dlq.connect by Connect's error headers).
 
-It takes the topics' ends once, waits (up to `--timeout`) until the sinks' offsets in Postgres
-(`sink_offsets`) reach them, and reads the topics up to those ends only: a sync that is merely behind is
-waited for, not reported, and what the flow writes after the cut is neither compared nor reported missing.
+It takes the topics' ends once, reads the topics up to those ends only, and waits (up to `--timeout`) until
+the sink's offsets in Postgres (`sink_offsets`) stand after the last record of each partition it read: a sync
+that is merely behind is waited for, not reported, and what the flow writes after the cut is neither compared
+nor reported missing.
 The outcome is also written for Prometheus's node exporter textfile collector
 (`<data>/metrics/reconcile.prom`): `brokerstream_reconcile_last_timestamp_seconds`,
 `brokerstream_reconcile_last_passed` and `brokerstream_reconcile_differences{check}`.
@@ -131,18 +132,28 @@ def topic_ends(cfg: Config, topics: tuple[str, ...]) -> dict[str, dict[int, int]
     return ends
 
 
+def after_last_records(messages) -> dict[int, int]:
+    """{partition -> the offset after its last record read}: where a sink that wrote them all stands."""
+    out: dict[int, int] = {}
+    for m in messages:
+        out[m.partition] = max(out.get(m.partition, 0), m.offset + 1)
+    return out
+
+
 def wait_synced(
     cfg: Config,
     connector: str,
     topics: tuple[str, ...],
     timeout: float,
-    ends: dict[str, dict[int, int]] | None = None,
+    targets: dict[str, dict[int, int]] | None = None,
 ) -> dict[str, int]:
-    """Waits until the connector's offsets in Postgres reach the topics' ends (as they are now, or `ends`);
-    returns what is still unwritten per topic when `timeout` passes ({} once synced). A transactional
-    topic's last offset can be a commit marker that no record fills, hence one offset of slack per
-    partition."""
-    ends = ends if ends is not None else topic_ends(cfg, topics)
+    """Waits until the connector's offsets in Postgres reach `targets` (per topic and partition, the offset
+    after the last record to hold, exact), or else the topics' ends as they are now; returns what is still
+    unwritten per topic when `timeout` passes ({} once synced). Against the ends, one offset of slack per
+    partition: a transactional topic's last offset is a commit marker that no record fills (an aborted
+    transaction at a partition's end leaves more, which only `targets` can tell)."""
+    slack = 0 if targets is not None else 1
+    ends = targets if targets is not None else topic_ends(cfg, topics)
     deadline = time.monotonic() + timeout
     while True:
         with psycopg.connect(cfg.postgres_dsn()) as conn:
@@ -154,7 +165,7 @@ def wait_synced(
             }
         behind = {}
         for t, parts in ends.items():
-            n = sum(max(0, end - stored.get((t, p), 0) - 1) for p, end in parts.items() if end > 0)
+            n = sum(max(0, end - stored.get((t, p), 0) - slack) for p, end in parts.items() if end > 0)
             if n:
                 behind[t] = n
         if not behind or time.monotonic() > deadline:
@@ -270,12 +281,20 @@ def reconcile_stack(cfg: Config, *, timeout: float = 300.0) -> Report:
     # One cut through the topics, read to the ends Postgres was waited for: a result written after it is
     # neither compared nor missed. The orders' ends are taken first, so each order read had its chance to
     # be decided before the results' ends were taken.
+    # The sync is waited for up to the last record of each partition below the cut, exactly (its offsets
+    # stand after the last record they wrote; a partition's end can be a commit marker or an aborted
+    # transaction that no record fills).
     order_ends = topic_ends(cfg, ("orders",))["orders"]
     ends = topic_ends(cfg, SYNCED)
-    rep.sync_behind = wait_synced(cfg, SINK, SYNCED, timeout, ends=ends)
     orders = read_topic(cfg, "orders", until=order_ends)
     results = read_topic(cfg, "order-results", until=ends["order-results"])
     events = read_topic(cfg, "order-events", until=ends["order-events"])
+    targets = {
+        "order-results": after_last_records(results),
+        "order-events": after_last_records(events),
+        POSITIONS: after_last_records(read_topic(cfg, POSITIONS, decode=False, until=ends[POSITIONS])),
+    }
+    rep.sync_behind = wait_synced(cfg, SINK, SYNCED, timeout, targets=targets)
     rep.dead_letters = dead_letters(cfg)
     lettered = {
         (m.value["source_partition"], m.value["source_offset"])
