@@ -3,27 +3,33 @@
 -- run_prices (price per hour of each run) and run_rates (its throughputs) are views of 001_tables.sql.
 
 -- name: throughput_per_dollar
--- purpose: per run, orders/s and P&L calculations/s per dollar-hour, and the cost of a million orders
-SELECT p.run_id AS run_id, p.scale_step AS scale_step, p.kind AS kind, round(p.usd_hour, 6) AS usd_hour,
-       round(q.orders_per_s, 3) AS orders_per_s, round(q.pnl_per_s, 3) AS pnl_per_s,
-       round(q.orders_per_s / p.usd_hour, 3) AS orders_per_s_per_usd_hour,
-       round(q.pnl_per_s / p.usd_hour, 3) AS pnl_per_s_per_usd_hour,
-       round(if(q.orders_per_s > 0, p.usd_hour / (q.orders_per_s * 3600) * 1e6, nan), 6) AS usd_per_million_orders
-FROM run_prices AS p INNER JOIN run_rates AS q ON q.run_id = p.run_id
+-- purpose: per run, orders/s and positions revalued/s per dollar-hour (the figures the scaling report reads), and the cost of a million orders
+SELECT p.run_id AS run_id, f.architecture AS architecture, p.scale_step AS scale_step, p.kind AS kind,
+       round(p.usd_hour, 6) AS usd_hour,
+       round(f.orders_per_s, 3) AS orders_per_s, round(f.pnl_per_s, 3) AS pnl_per_s,
+       round(f.orders_per_s / p.usd_hour, 3) AS orders_per_s_per_usd_hour,
+       round(f.pnl_per_s / p.usd_hour, 3) AS pnl_per_s_per_usd_hour,
+       round(if(f.orders_per_s > 0, p.usd_hour / (f.orders_per_s * 3600) * 1e6, nan), 6) AS usd_per_million_orders
+FROM run_prices AS p INNER JOIN run_figures AS f ON f.run_id = p.run_id
+WHERE f.orders_per_s > 0 OR f.pnl_per_s > 0
 ORDER BY p.started;
 
 -- name: cost_curve
--- purpose: performance against cost across scale steps, with the gain over the first step in percent
+-- purpose: per architecture and scale step, orders/s and revaluations/s against cost (the mean of the runs that measured each), with the gain over the first step in percent
 WITH steps AS (
-  SELECT p.scale_step AS scale_step, avg(p.usd_hour) AS usd_hour, avg(q.orders_per_s) AS orders_per_s
-  FROM run_prices AS p INNER JOIN run_rates AS q ON q.run_id = p.run_id
-  GROUP BY p.scale_step)
-SELECT scale_step, round(usd_hour, 6) AS usd_hour, round(orders_per_s, 3) AS orders_per_s,
+  SELECT f.architecture AS architecture, p.scale_step AS scale_step, avg(p.usd_hour) AS usd_hour,
+         avgIf(f.orders_per_s, f.orders_per_s > 0) AS orders_per_s, avgIf(f.pnl_per_s, f.pnl_per_s > 0) AS pnl_per_s
+  FROM run_prices AS p INNER JOIN run_figures AS f ON f.run_id = p.run_id
+  WHERE f.orders_per_s > 0 OR f.pnl_per_s > 0
+  GROUP BY f.architecture, p.scale_step)
+SELECT architecture, scale_step, round(usd_hour, 6) AS usd_hour, round(orders_per_s, 3) AS orders_per_s,
        round(orders_per_s / usd_hour, 3) AS orders_per_s_per_usd_hour,
-       round((orders_per_s / first_value(orders_per_s) OVER (ORDER BY scale_step) - 1) * 100, 3) AS throughput_gain_pct,
-       round(((orders_per_s / usd_hour) / first_value(orders_per_s / usd_hour) OVER (ORDER BY scale_step) - 1) * 100, 3)
-         AS per_dollar_gain_pct
-FROM steps ORDER BY scale_step;
+       round(pnl_per_s, 3) AS pnl_per_s, round(pnl_per_s / usd_hour, 3) AS pnl_per_s_per_usd_hour,
+       round((orders_per_s / first_value(orders_per_s) OVER (PARTITION BY architecture ORDER BY scale_step) - 1) * 100, 3)
+         AS throughput_gain_pct,
+       round(((orders_per_s / usd_hour) / first_value(orders_per_s / usd_hour)
+              OVER (PARTITION BY architecture ORDER BY scale_step) - 1) * 100, 3) AS per_dollar_gain_pct
+FROM steps ORDER BY architecture, scale_step;
 
 -- name: cost_per_1000_at_sla
 -- purpose: cost of 1,000 requests at the SLA rate C_SLA (req/s, from a breaking-point run) with headroom h
@@ -36,16 +42,18 @@ WHERE res.value > 0
 ORDER BY p.started;
 
 -- name: productivity
--- purpose: F = throughput x value per response / cost per second per step, and scalability F(k) / F(k-1)
+-- purpose: F = throughput x value per response / cost per second per architecture and step, and scalability F(k) / F(k-1)
 WITH f AS (
-  SELECT p.scale_step AS scale_step,
-         avg(q.orders_per_s) * {value_per_response} / (avg(p.usd_hour) / 3600) AS productivity
-  FROM run_prices AS p INNER JOIN run_rates AS q ON q.run_id = p.run_id
-  GROUP BY p.scale_step)
-SELECT scale_step, round(productivity, 3) AS productivity,
-       round(productivity / nullIf(lagInFrame(productivity) OVER (ORDER BY scale_step ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), 0), 6)
+  SELECT f.architecture AS architecture, p.scale_step AS scale_step,
+         avgIf(f.orders_per_s, f.orders_per_s > 0) * {value_per_response} / (avg(p.usd_hour) / 3600) AS productivity
+  FROM run_prices AS p INNER JOIN run_figures AS f ON f.run_id = p.run_id
+  WHERE f.orders_per_s > 0
+  GROUP BY f.architecture, p.scale_step)
+SELECT architecture, scale_step, round(productivity, 3) AS productivity,
+       round(productivity / nullIf(lagInFrame(productivity)
+             OVER (PARTITION BY architecture ORDER BY scale_step ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), 0), 6)
          AS scalability_vs_previous
-FROM f ORDER BY scale_step;
+FROM f ORDER BY architecture, scale_step;
 
 -- name: service_costs
 -- purpose: what each service used in the latest run (CPU cores and memory on average) and that usage priced

@@ -59,12 +59,17 @@ def _plots(results: dict, load: list[tuple], out_dir: Path) -> list[Path]:
 
     paths = []
     _, cols, rows = results["throughput_per_dollar"]
+    i_cost, i_tp, i_step = cols.index("usd_hour"), cols.index("orders_per_s"), cols.index("scale_step")
+    i_arch = cols.index("architecture")
+    rows = [r for r in rows if r[i_tp] > 0]  # a P&L run measures revaluations, not orders
     if rows:
-        i_cost, i_tp, i_step = cols.index("usd_hour"), cols.index("orders_per_s"), cols.index("scale_step")
         fig, ax = plt.subplots(figsize=(6, 4))
-        ax.scatter([r[i_cost] for r in rows], [r[i_tp] for r in rows])
+        for arch in sorted({r[i_arch] for r in rows}):
+            mine = [r for r in rows if r[i_arch] == arch]
+            ax.scatter([r[i_cost] for r in mine], [r[i_tp] for r in mine], label=arch)
         for r in rows:
             ax.annotate(f"step {r[i_step]}", (r[i_cost], r[i_tp]), fontsize=8)
+        ax.legend(fontsize=8)
         ax.set_xlabel("cost per hour (USD)")
         ax.set_ylabel("orders per second")
         ax.set_title("throughput against cost")
