@@ -214,3 +214,36 @@ def test_the_report_names_each_steps_capacity_or_what_it_found_and_renders_in_ch
             assert "No C_SLA at" in dom and f"{name} (unbroken at" in dom
     png = screenshot.capture(page, tmp_path / "scaling.png")
     assert png.stat().st_size > 20_000
+
+
+def test_the_cost_report_shows_each_runs_figure_as_the_scaling_report_stored_it(stack, lab, tmp_path):
+    from brokerstream.metrics import report
+
+    client = store.connect(stack)
+    try:
+        runs = client.query(
+            "SELECT e.run_id, e.kind, res.name, res.value FROM experiment_runs AS e FINAL "
+            "INNER JOIN run_results AS res FINAL ON res.run_id = e.run_id WHERE e.experiment_id = {e:String} "
+            "AND res.name IN ('capacity_orders_per_s', 'c_sla_is_floor', 'positions_revalued_per_s')",
+            parameters={"e": lab[0]},
+        ).result_rows
+    finally:
+        client.close()
+    figures: dict[str, dict] = {}
+    for run_id, kind, name, value in runs:
+        figures.setdefault(run_id, {"kind": kind})[name] = value
+    tables = report.run(stack, tmp_path, printer=lambda _: None)
+    _, cols, rows = tables["throughput_per_dollar"]
+    shown = {r[0]: dict(zip(cols, r)) for r in rows}
+    pnl_runs = [r for r, f in figures.items() if f["kind"] == "pnl"]
+    assert pnl_runs and all(shown[r]["pnl_per_s"] == round(figures[r]["positions_revalued_per_s"], 3) for r in pnl_runs)
+    for run_id, f in figures.items():
+        if f["kind"] != "capacity":
+            continue
+        if f.get("capacity_orders_per_s", 0) > 0 and not f.get("c_sla_is_floor"):
+            assert shown[run_id]["orders_per_s"] == round(f["capacity_orders_per_s"], 3)
+            assert shown[run_id]["orders_per_s_per_usd_hour"] > 0
+        else:  # a floor or nothing held: no orders figure, never a 0 drawn as one
+            assert run_id not in shown or shown[run_id]["orders_per_s"] == 0
+    _, curve_cols, curve = tables["cost_curve"]
+    assert {dict(zip(curve_cols, r))["architecture"] for r in curve} >= {"streams"}

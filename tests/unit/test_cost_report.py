@@ -25,6 +25,10 @@ RUN_COLUMNS = [
 ]  # fmt: skip
 
 
+# what each lab run is in `runs`: a capacity search is a `bench system` run
+RUN_KIND = {"capacity": "system", "pnl": "pnl"}
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """Two lab steps of each architecture, as the main job stores them: a capacity search (its figures in
@@ -45,8 +49,8 @@ def lab(tmp_path_factory):
     c.insert(
         "runs",
         [
-            [r, kind, kind, T0 + dt.timedelta(minutes=i), T0 + dt.timedelta(minutes=i + 1), step, 4, 1, 1, 1, v,
-             10.0, "", "{}", "w", 1, "test", "{}"]
+            [r, RUN_KIND[kind], kind, T0 + dt.timedelta(minutes=i), T0 + dt.timedelta(minutes=i + 1), step, 4, 1,
+             1, 1, v, 10.0, "", "{}", "w", 1, "test", "{}"]
             for i, (r, _, step, kind, v, _) in enumerate(runs)
         ],
         column_names=RUN_COLUMNS,
