@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -59,6 +60,22 @@ public final class PostgresSinkTask extends SinkTask {
 
   /** Assigned partitions whose place in Postgres is not read yet: paused until it is. */
   private final Set<TopicPartition> unread = new HashSet<>();
+
+  /**
+   * Partitions sought back to where Postgres stands (it lost commits): their records are refused
+   * until the replay from there arrives. Connect keeps its own copy of a batch and hands it over
+   * again after a retriable error, so dropping the records once is not enough.
+   */
+  private final Map<TopicPartition, Replay> replaying = new HashMap<>();
+
+  private static final class Replay {
+    final long from;
+    boolean sought; // a put returned since the seek: Connect has applied it to the consumer
+
+    Replay(long from) {
+      this.from = from;
+    }
+  }
 
   private long faultSinceNanos; // 0: the batch in hand has met no fault
   private long backoffMs;
@@ -181,6 +198,7 @@ public final class PostgresSinkTask extends SinkTask {
     for (TopicPartition tp : partitions) {
       next.remove(tp);
       unread.remove(tp);
+      replaying.remove(tp); // whoever opens it next starts from Postgres's offsets
     }
   }
 
@@ -207,6 +225,7 @@ public final class PostgresSinkTask extends SinkTask {
     try {
       Connection c = connection();
       readOffsets(c);
+      records = awaitingReplay(records);
       for (int fenced = 0; ; fenced++) {
         if (write(c, records)) {
           break;
@@ -233,9 +252,51 @@ public final class PostgresSinkTask extends SinkTask {
       faultSinceNanos = 0;
       backoffMs = 0;
       status.writing();
+      replaying.values().forEach(r -> r.sought = true);
     } catch (SQLException e) {
       waitOn(e);
     }
+  }
+
+  /**
+   * The batch without the records of partitions still waiting for their replay. A partition's
+   * replay has arrived when its first record in the batch is at or before where Postgres stands.
+   * One that starts beyond it after the seek took effect means Kafka no longer holds the records
+   * Postgres lost (retention removed them): they exist nowhere, and the task fails rather than
+   * write over the gap.
+   */
+  private Collection<SinkRecord> awaitingReplay(Collection<SinkRecord> records) {
+    if (replaying.isEmpty()) {
+      return records;
+    }
+    Map<TopicPartition, Long> first = new HashMap<>();
+    for (SinkRecord r : records) {
+      first.putIfAbsent(new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset());
+    }
+    Set<TopicPartition> waiting = new HashSet<>();
+    for (Map.Entry<TopicPartition, Long> e : first.entrySet()) {
+      TopicPartition tp = e.getKey();
+      Replay replay = replaying.get(tp);
+      if (replay == null) {
+        continue;
+      }
+      if (e.getValue() <= replay.from) {
+        replaying.remove(tp); // the replay is here: written from where Postgres stands
+      } else if (replay.sought) {
+        throw new ConnectException(
+            "Postgres holds "
+                + tp
+                + " up to offset "
+                + replay.from
+                + " but Kafka now starts it at "
+                + e.getValue()
+                + ": the records between exist nowhere; the sync stops rather than skip them");
+      } else {
+        context.offset(tp, replay.from); // again: the batch came back after a retriable error
+        waiting.add(tp);
+      }
+    }
+    return waiting.isEmpty() ? records : without(records, waiting);
   }
 
   /**
@@ -251,6 +312,7 @@ public final class PostgresSinkTask extends SinkTask {
       if (now == null || now < e.getValue()) {
         long from = now == null ? 0L : now; // absent stays absent: its first write inserts the row
         context.offset(tp, from);
+        replaying.put(tp, new Replay(from));
         behind.add(tp);
         log.warn(
             "Postgres holds {} up to offset {}, below the {} this task wrote (a failover lost"
@@ -427,7 +489,12 @@ public final class PostgresSinkTask extends SinkTask {
       // bounded like a statement: a Kafka that does not acknowledge the letter is a fault of the
       // world, so the batch is rolled back and waited out whole (the letter may come twice, never
       // not at all), not a task hung on a future or failed at once
-      reporter.report(r, cause).get(settings.statementTimeoutMs(), TimeUnit.MILLISECONDS);
+      Future<Void> sent = reporter.report(r, cause);
+      if (settings.statementTimeoutMs() > 0) {
+        sent.get(settings.statementTimeoutMs(), TimeUnit.MILLISECONDS);
+      } else {
+        sent.get(); // statement.timeout.ms 0: no limit, for statements and letters alike
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted while dead-lettering " + r.topic(), e);

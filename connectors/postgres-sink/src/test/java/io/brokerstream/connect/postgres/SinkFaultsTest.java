@@ -403,6 +403,54 @@ class SinkFaultsTest {
   }
 
   @Test
+  void aReplayAwaitedIsAwaitedStillWhenConnectHandsTheBatchOverAgainAfterAFault() throws Exception {
+    Worker w = new Worker();
+    PostgresSinkTask t = task(w, settings("s10", "statement.timeout.ms", "200"));
+    TopicPartition results = new TopicPartition(RESULTS_TOPIC, 0);
+    t.put(List.of(result("o1", "1.000000", 0), result("o2", "2.000000", 1)));
+    t.put(List.of(result("o3", "3.000000", 2)));
+    pg.sql("DELETE FROM order_results WHERE order_id = 'o3'");
+    pg.sql("UPDATE sink_offsets SET next_offset = 2 WHERE connector = 's10'");
+    // the batch that finds Postgres behind also holds, on another partition, a record Postgres
+    // refuses, and Kafka does not acknowledge its dead letter: the put fails after the drop
+    SinkRecord bad = result("bad", "10000000000000.000000", 0);
+    List<SinkRecord> batch =
+        List.of(
+            result("o4", "4.000000", 3),
+            new SinkRecord(
+                RESULTS_TOPIC, 1, bad.keySchema(), bad.key(), bad.valueSchema(), bad.value(), 0));
+    w.kafkaAnswers = false;
+    assertThatThrownBy(() -> t.put(batch)).isInstanceOf(RetriableException.class);
+    assertThat(w.seeks).containsEntry(results, 2L);
+    // Connect hands the same batch over again: o4 must still wait for o3
+    w.kafkaAnswers = true;
+    t.put(batch);
+    assertThat(count("SELECT count(*) FROM order_results WHERE order_id = 'o4'")).isZero();
+    assertThat(w.letters).extracting(SinkRecord::kafkaPartition).containsExactly(1);
+    t.put(List.of(result("o3", "3.000000", 2), result("o4", "4.000000", 3)));
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(4);
+    assertThat(nextOffset("s10", RESULTS_TOPIC)).isEqualTo(4);
+    t.stop();
+  }
+
+  @Test
+  void aReplayKafkaCanNoLongerGiveFailsTheTaskInsteadOfWritingOverTheGap() throws Exception {
+    Worker w = new Worker();
+    PostgresSinkTask t = task(w, settings("s11"));
+    t.put(List.of(result("o1", "1.000000", 0), result("o2", "2.000000", 1)));
+    pg.sql("UPDATE sink_offsets SET next_offset = 1 WHERE connector = 's11'");
+    pg.sql("DELETE FROM order_results WHERE order_id = 'o2'");
+    t.put(List.of(result("o3", "3.000000", 2))); // behind: sought back to 1, o3 dropped
+    // retention removed offset 1 meanwhile: the replay starts at 2
+    assertThatThrownBy(() -> t.put(List.of(result("o3", "3.000000", 2))))
+        .isInstanceOf(ConnectException.class)
+        .isNotInstanceOf(RetriableException.class)
+        .hasMessageContaining("exist nowhere");
+    assertThat(count("SELECT count(*) FROM order_results")).isEqualTo(1);
+    t.stop();
+  }
+
+  @Test
   void anOlderVersionNeverOverwritesANewerOne() throws Exception {
     Worker w = new Worker();
     PostgresSinkTask t = task(w, settings("s5"));
