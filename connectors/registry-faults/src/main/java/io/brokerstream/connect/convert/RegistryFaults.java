@@ -1,49 +1,66 @@
 package io.brokerstream.connect.convert;
 
-import java.io.CharConversionException;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.Set;
 
 /**
- * Whose fault a converter's error is. The world's: the registry cannot be reached or answers with a
- * server error (an I/O failure anywhere in the cause chain, or an HTTP status of 5xx, 408 or 429 on
- * a client's exception; Apicurio's client exception without a status, which is how it reports no
- * answer at all). Everything else is the record's own: bytes that are not the wire format, an Avro
- * body that ends early, a schema id the registry does not know (404), a value that does not fit its
- * schema. Those are dead-lettered; the world's are waited out.
+ * Whose fault a converter's error is. The world's: the registry cannot be reached (a network
+ * exception anywhere in the cause chain: java.net, javax.net, java.nio.channels, or a bare
+ * IOException as HTTP clients throw for a connection cut short), it answers with a server error or
+ * refuses the worker (an HTTP status of 5xx, 408, 429, 401, 403 or 407 on a client's exception;
+ * Apicurio's client exception without a status, which is how it reports no answer at all;
+ * Confluent's configuration errors, which is what its converter makes of a 4xx answer). Everything
+ * else is the record's own: bytes that are not the wire format, an Avro body that is corrupt or
+ * ends early (Avro's and Jackson's exceptions are IOExceptions too, but not network ones), a schema
+ * id the registry does not know (404), a value that does not fit its schema. Those are
+ * dead-lettered; the world's are waited out.
  */
 final class RegistryFaults {
   private RegistryFaults() {}
 
+  /** What Confluent's converter throws for a 4xx answer, without its status or cause. */
+  private static final Set<String> CONFIG_ERRORS =
+      Set.of(
+          "org.apache.kafka.common.config.ConfigException",
+          "org.apache.kafka.common.errors.InvalidConfigurationException");
+
   static boolean worldsFault(Throwable e) {
     Set<Throwable> seen = new HashSet<>();
     for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
-      if (t instanceof EOFException || t instanceof CharConversionException) {
-        return false; // the record's bytes end early or are not text: its own
-      }
-      if (t instanceof IOException || t instanceof UncheckedIOException) {
-        return true; // refused, reset, timed out, a name that does not resolve
+      if (network(t) || CONFIG_ERRORS.contains(t.getClass().getName())) {
+        return true;
       }
       Object error = call(t, "getError");
       if (error != null) {
         // Apicurio's client: an error body it read, or one it made up when no answer came (then it
         // names the I/O exception, which it does not chain, and carries no status)
         Integer status = number(call(error, "getErrorCode"));
-        return status == null || serverSide(status);
+        return status == null || worlds(status);
       }
       Integer status = httpStatus(t);
       if (status != null) {
-        return serverSide(status);
+        return worlds(status);
       }
     }
     return false;
   }
 
-  private static boolean serverSide(int status) {
-    return status >= 500 || status == 408 || status == 429;
+  private static boolean network(Throwable t) {
+    String name = t.getClass().getName();
+    return name.startsWith("java.net.")
+        || name.startsWith("javax.net.")
+        || name.startsWith("java.nio.channels.")
+        || t.getClass() == IOException.class;
+  }
+
+  private static boolean worlds(int status) {
+    return status >= 500
+        || status == 408
+        || status == 429
+        || status == 401
+        || status == 403
+        || status == 407;
   }
 
   private static Object call(Object target, String accessor) {

@@ -9,7 +9,6 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.storage.Converter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,12 +19,13 @@ import org.slf4j.LoggerFactory;
  * when a record needs a schema the converter does not hold would dead-letter every such record:
  * fills missing from the system of record, for a fault of the world.
  *
- * <p>Here such an error becomes a {@link RetriableException}, which Connect retries for
- * errors.retry.timeout (the connectors set it to -1: for as long as it lasts) with the backoff of
- * errors.retry.delay.max.ms; a record's own error (see {@link RegistryFaults}) passes through and
- * is dead-lettered with its cause. Past {@code registry.fault.timeout.ms} of faults without a
- * success the converter throws {@link RegistryUnavailableError}, which Connect does not tolerate:
- * the task fails, loudly, rather than skip.
+ * <p>Here such an error is waited out inside the converter: the call is tried again after a wait
+ * that doubles from 200 ms to 10 s, until it passes. Not Connect's own retries: a task that is
+ * stopped (a restart, a rebalance, a connector update) ends them at once and tolerates the record,
+ * dead-lettering it. A record's own error (see {@link RegistryFaults}) passes through and is
+ * dead-lettered with its cause. Past {@code registry.fault.timeout.ms} of faults on one record the
+ * converter throws {@link RegistryUnavailableError}, which Connect does not tolerate: the task
+ * fails, loudly, rather than skip; nothing after it is written, so it comes again after a restart.
  *
  * <p>Configured as the worker's value converter with {@code value.converter.delegate} naming the
  * converter it wraps; every other {@code value.converter.*} setting is the delegate's.
@@ -39,17 +39,26 @@ public final class RegistryFaultsConverter implements Converter {
   /** As long as the Postgres sink waits out a fault before it fails (its retry.timeout.ms). */
   public static final long DEFAULT_FAULT_TIMEOUT_MS = 900_000;
 
+  static final long FIRST_WAIT_MS = 200;
+  static final long LONGEST_WAIT_MS = 10_000;
+
+  /** How the converter waits between tries (tests count the waits instead). */
+  interface Sleeper {
+    void sleep(long ms) throws InterruptedException;
+  }
+
   private Converter delegate;
   private long faultTimeoutMs = DEFAULT_FAULT_TIMEOUT_MS;
   private final LongSupplier clock;
-  private long faultSinceMs = -1; // -1: the last call succeeded
+  private final Sleeper sleeper;
 
   public RegistryFaultsConverter() {
-    this(System::currentTimeMillis);
+    this(System::currentTimeMillis, Thread::sleep);
   }
 
-  RegistryFaultsConverter(LongSupplier clock) {
+  RegistryFaultsConverter(LongSupplier clock, Sleeper sleeper) {
     this.clock = clock;
+    this.sleeper = sleeper;
   }
 
   /** The error Connect does not tolerate: a registry down for longer than the bound. */
@@ -113,42 +122,58 @@ public final class RegistryFaultsConverter implements Converter {
   }
 
   private <T> T guarded(String topic, Supplier<T> call) {
-    T out;
-    try {
-      out = call.get();
-    } catch (RuntimeException e) {
-      if (!RegistryFaults.worldsFault(e)) {
-        throw e; // the record's own: Connect dead-letters it with this cause
+    long since = -1;
+    long wait = FIRST_WAIT_MS;
+    while (true) {
+      try {
+        T out = call.get();
+        if (since >= 0) {
+          log.info(
+              "the schema registry answers again after {} s ({})",
+              (clock.getAsLong() - since) / 1000,
+              topic);
+        }
+        return out;
+      } catch (RuntimeException e) {
+        if (!RegistryFaults.worldsFault(e)) {
+          throw e; // the record's own: Connect dead-letters it with this cause
+        }
+        long now = clock.getAsLong();
+        if (since < 0) {
+          since = now;
+        }
+        long waited = now - since;
+        if (waited > faultTimeoutMs) {
+          throw new RegistryUnavailableError(
+              "the schema registry has failed for "
+                  + waited / 1000
+                  + " s ("
+                  + FAULT_TIMEOUT_MS
+                  + " "
+                  + faultTimeoutMs
+                  + "), converting a record of "
+                  + topic
+                  + ": "
+                  + e,
+              e);
+        }
+        log.warn(
+            "the schema registry failed converting a record of {} ({} s so far): trying again in"
+                + " {} ms, not dead-lettering: {}",
+            topic,
+            waited / 1000,
+            wait,
+            e.toString());
+        try {
+          sleeper.sleep(wait);
+        } catch (InterruptedException stop) {
+          Thread.currentThread().interrupt();
+          throw new RegistryUnavailableError(
+              "interrupted while waiting for the schema registry (" + topic + ")", e);
+        }
+        wait = Math.min(wait * 2, LONGEST_WAIT_MS);
       }
-      long now = clock.getAsLong();
-      if (faultSinceMs < 0) {
-        faultSinceMs = now;
-      }
-      long waited = now - faultSinceMs;
-      if (waited > faultTimeoutMs) {
-        throw new RegistryUnavailableError(
-            "the schema registry has failed for "
-                + waited / 1000
-                + " s ("
-                + FAULT_TIMEOUT_MS
-                + " "
-                + faultTimeoutMs
-                + "), converting "
-                + topic
-                + ": "
-                + e,
-            e);
-      }
-      log.warn(
-          "the schema registry failed converting a record of {} ({} s so far): waiting, not"
-              + " dead-lettering: {}",
-          topic,
-          waited / 1000,
-          e.toString());
-      throw new RetriableException("the schema registry is not answering: " + e, e);
     }
-    faultSinceMs = -1;
-    return out;
   }
 
   @Override

@@ -5,20 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brokerstream.connect.convert.RegistryFaultsConverter.RegistryUnavailableError;
 import java.io.EOFException;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.storage.Converter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,6 +69,9 @@ class RegistryFaultsConverterTest {
     }
   }
 
+  /** As Avro's InvalidNumberEncodingException: an IOException the record's bytes cause. */
+  static final class CorruptBody extends IOException {}
+
   static Stream<Arguments> errors() {
     return Stream.of(
         Arguments.of("refused", new DataException("x", new ConnectException("refused")), true),
@@ -85,7 +91,15 @@ class RegistryFaultsConverterTest {
         Arguments.of("value does not fit", new DataException("not a struct"), false),
         Arguments.of("no answer (Apicurio)", new ClientError(null), true),
         Arguments.of("server error (Apicurio)", new ClientError(500), true),
-        Arguments.of("unknown content id (Apicurio)", new ClientError(404), false));
+        Arguments.of("unknown content id (Apicurio)", new ClientError(404), false),
+        Arguments.of("refused by the registry", new HttpError(401), true),
+        Arguments.of("a 4xx as Confluent reports it", new ConfigException("Unauthorized"), true),
+        Arguments.of(
+            "connection cut short", new SerializationException(new IOException("closed")), true),
+        Arguments.of(
+            "corrupt body (an IOException, not a network one)",
+            new DataException(new CorruptBody()),
+            false));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -121,29 +135,52 @@ class RegistryFaultsConverterTest {
     }
   }
 
+  /** A clock the waits move on, and the waits taken. */
+  static final class FakeTime implements RegistryFaultsConverter.Sleeper {
+    final AtomicLong now = new AtomicLong(1_000);
+    final List<Long> waits = new ArrayList<>();
+    Runnable atEachWait = () -> {};
+
+    @Override
+    public void sleep(long ms) {
+      waits.add(ms);
+      now.addAndGet(ms);
+      atEachWait.run();
+    }
+  }
+
   @Test
-  void aRegistryFaultIsRetriableUntilItsBoundThenAnErrorConnectDoesNotTolerate() {
-    AtomicLong now = new AtomicLong(1_000);
-    RegistryFaultsConverter c = new RegistryFaultsConverter(now::get);
+  void aRegistryFaultIsWaitedOutInsideTheConverterAndTheRecordConverts() {
+    FakeTime time = new FakeTime();
+    RegistryFaultsConverter c = new RegistryFaultsConverter(time.now::get, time);
     Scripted d = new Scripted();
-    c.wrap(d, 10_000);
+    c.wrap(d, 60_000);
     d.fails.set(new DataException("x", new ConnectException("Connection refused")));
-    assertThatThrownBy(() -> c.toConnectData("t", new byte[] {0}))
-        .isInstanceOf(RetriableException.class);
-    now.addAndGet(10_000);
-    assertThatThrownBy(() -> c.toConnectData("t", new byte[] {0}))
-        .isInstanceOf(RetriableException.class);
-    now.addAndGet(1);
+    time.atEachWait =
+        () -> {
+          if (time.waits.size() == 4) {
+            d.fails.set(null); // the registry is back
+          }
+        };
+    assertThat(c.toConnectData("t", new byte[] {0}).value()).isEqualTo("ok");
+    // doubling waits inside the converter: nothing is handed to Connect, whose retries a stop ends
+    assertThat(time.waits).containsExactly(200L, 400L, 800L, 1_600L);
+  }
+
+  @Test
+  void pastItsBoundARegistryFaultIsAnErrorConnectDoesNotTolerate() {
+    FakeTime time = new FakeTime();
+    RegistryFaultsConverter c = new RegistryFaultsConverter(time.now::get, time);
+    Scripted d = new Scripted();
+    c.wrap(d, 30_000);
+    d.fails.set(new SerializationException(new HttpError(503)));
     assertThatThrownBy(() -> c.fromConnectData("t", Schema.STRING_SCHEMA, "v"))
         .isInstanceOf(RegistryUnavailableError.class)
-        .hasMessageContaining("10 s");
-    // back: the next fault is timed from its own start
+        .hasMessageContaining("registry.fault.timeout.ms 30000");
+    assertThat(time.waits).allMatch(w -> w <= RegistryFaultsConverter.LONGEST_WAIT_MS);
+    // each record's wait is timed from its own first fault
     d.fails.set(null);
     assertThat(c.toConnectData("t", new byte[] {0}).value()).isEqualTo("ok");
-    d.fails.set(new SerializationException(new HttpError(503)));
-    now.addAndGet(60_000);
-    assertThatThrownBy(() -> c.toConnectData("t", new byte[] {0}))
-        .isInstanceOf(RetriableException.class);
   }
 
   @Test
@@ -174,13 +211,18 @@ class RegistryFaultsConverterTest {
 
   @Test
   void apicuriosConverterAgainstARegistryThatIsDownWaitsInsteadOfDeadLettering() throws Exception {
-    RegistryFaultsConverter c = new RegistryFaultsConverter();
-    c.configure(apicurio(closedPort()), false);
+    FakeTime time = new FakeTime();
+    RegistryFaultsConverter c = new RegistryFaultsConverter(time.now::get, time);
+    Map<String, Object> settings = apicurio(closedPort());
+    settings.put(RegistryFaultsConverter.FAULT_TIMEOUT_MS, "1000");
+    c.configure(settings, false);
     // the Confluent wire format: magic byte 0, a 4-byte schema id the converter has never seen, a
     // body
     byte[] record = {0, 0, 0, 0, 42, 2, 'x'};
     assertThatThrownBy(() -> c.toConnectData("order-results", record))
-        .isInstanceOf(RetriableException.class);
+        .isInstanceOf(RegistryUnavailableError.class);
+    assertThat(time.waits)
+        .hasSizeGreaterThan(1); // tried again, not handed to Connect as the record's
     c.close();
   }
 
@@ -189,8 +231,7 @@ class RegistryFaultsConverterTest {
     RegistryFaultsConverter c = new RegistryFaultsConverter();
     c.configure(apicurio(closedPort()), false);
     assertThatThrownBy(() -> c.toConnectData("order-results", new byte[] {7, 7}))
-        .isNotInstanceOf(RetriableException.class)
-        .isNotInstanceOf(Error.class);
+        .isInstanceOf(RuntimeException.class); // not an Error: Connect dead-letters it
     c.close();
   }
 
