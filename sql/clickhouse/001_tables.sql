@@ -218,14 +218,15 @@ CREATE TABLE IF NOT EXISTS cost_lines (
 CREATE VIEW IF NOT EXISTS run_figures AS
 SELECT r.run_id AS run_id, r.kind AS kind, r.scale_step AS scale_step, r.started AS started,
        if(e.architecture = '', 'streams', e.architecture) AS architecture,
-       multiIf(cap.run_id != '', if(cap.value > 0 AND fl.value = 0, cap.value, 0), d.value > 0, d.value,
+       multiIf(cap.run_id != '' OR fl.run_id != '', if(cap.value > 0 AND fl.value = 0, cap.value, 0), d.value > 0, d.value,
                q.orders_per_s) AS orders_per_s,
        if(pv.value > 0, pv.value, q.pnl_per_s) AS pnl_per_s
 FROM runs AS r FINAL
 LEFT JOIN (SELECT run_id, any(architecture) AS architecture FROM experiment_runs FINAL GROUP BY run_id) AS e
   ON e.run_id = r.run_id
 LEFT JOIN run_rates AS q ON q.run_id = r.run_id
--- a left join's unmatched row carries defaults: cap.run_id is '' where the run searched no capacity
+-- a left join's unmatched row carries defaults: cap.run_id and fl.run_id are '' where the run searched no
+-- capacity (a search that found only a ceiling stores no capacity, but its floor flag)
 LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'capacity_orders_per_s') AS cap
   ON cap.run_id = r.run_id
 LEFT JOIN (SELECT run_id, value FROM run_results FINAL WHERE name = 'c_sla_is_floor') AS fl ON fl.run_id = r.run_id

@@ -45,6 +45,7 @@ def lab(tmp_path_factory):
         ("s2p", "streams", 2, "pnl", 2.0, {"positions_revalued_per_s": 50_000.0}),
         ("b1c", "baseline", 1, "capacity", 1.0, {"capacity_orders_per_s": 120.0, "c_sla_is_floor": 0.0}),
         ("b2c", "baseline", 2, "capacity", 2.0, {"capacity_orders_per_s": 400.0, "c_sla_is_floor": 1.0}),
+        ("b3c", "baseline", 3, "capacity", 2.0, {"c_sla_is_floor": 0.0}),  # every rung failed: a ceiling
     ]
     c.insert(
         "runs",
@@ -66,6 +67,12 @@ def lab(tmp_path_factory):
         column_names=["experiment_id", "started", "step", "step_name", "repeat", "kind", "run_id", "vcpus",
                       "memory_gb", "architecture"],
     )  # fmt: skip
+    # the ceiling's rungs were counted by the collector: 1,000 orders over 10 s, which is no capacity
+    c.insert(
+        "stage_samples",
+        [["b3c", T0, "orders_accepted", 0], ["b3c", T0 + dt.timedelta(seconds=10), "orders_accepted", 1000]],
+        column_names=["run_id", "ts", "stage", "total"],
+    )
     yield c
     c.close()
 
@@ -78,6 +85,7 @@ def test_the_cost_report_reads_a_lab_steps_figures_for_both_architectures(lab):
     assert per_run["s1p"]["pnl_per_s"] == pytest.approx(30_000) and per_run["s1p"]["orders_per_s"] == 0
     assert per_run["b1c"]["architecture"] == "baseline"
     assert "b2c" not in per_run  # a floor is no capacity: the report shows no figure for it
+    assert "b3c" not in per_run  # nor a ceiling, whose rungs' average is not what the step sustains
     curve = {(r["architecture"], r["scale_step"]): r for r in query(lab, "cost_curve")}
     assert set(curve) == {("streams", 1), ("streams", 2), ("baseline", 1)}
     s1, s2 = curve["streams", 1], curve["streams", 2]
