@@ -77,3 +77,14 @@ def test_expired_day_orders_balance_the_count():
     assert rec.balanced and rec.summary()["expired"] == 1 and rec.summary()["cancelled"] == 1
     rec = reconcile(keys, [result("a", "EXPIRED"), result("a", "EXPIRED"), result("b", "ACCEPTED")], [])
     assert not rec.balanced and rec.duplicates == [result_key("M1", "a")]
+
+
+def test_the_sync_is_waited_for_up_to_the_last_record_it_can_write():
+    from brokerstream.ops.reconcile import after_last_records
+
+    read = [Message("k", None, 0, 3, 0), Message("k", None, 0, 7, 0), Message("k", None, 1, 2, 0)]
+    # the ends of a transactional topic are commit markers: only the records read count
+    assert after_last_records(read) == {0: 8, 1: 3}
+    # a record Connect dead-lettered before the sink saw it does not move the mark
+    assert after_last_records(read, {(0, 7)}) == {0: 4, 1: 3}
+    assert after_last_records([]) == {}

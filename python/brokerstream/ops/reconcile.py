@@ -132,11 +132,14 @@ def topic_ends(cfg: Config, topics: tuple[str, ...]) -> dict[str, dict[int, int]
     return ends
 
 
-def after_last_records(messages) -> dict[int, int]:
-    """{partition -> the offset after its last record read}: where a sink that wrote them all stands."""
+def after_last_records(messages, lettered: set[tuple[int, int]] = frozenset()) -> dict[int, int]:
+    """{partition -> the offset after its last record read}: where a sink that wrote them all stands. A record
+    Connect dead-lettered ((partition, offset) in `lettered`) may never reach the sink (a converter's refusal),
+    so it does not move the mark."""
     out: dict[int, int] = {}
     for m in messages:
-        out[m.partition] = max(out.get(m.partition, 0), m.offset + 1)
+        if (m.partition, m.offset) not in lettered:
+            out[m.partition] = max(out.get(m.partition, 0), m.offset + 1)
     return out
 
 
@@ -182,12 +185,14 @@ def dead_letters(cfg: Config) -> dict[str, collections.Counter]:
             if m.value:
                 counts[f"{m.value['source_topic']}: {m.value['error_class'].rsplit('.', 1)[-1]}"] += 1
         out[topic] = counts
-    out["dlq.connect"] = _connect_letters(cfg)
+    out["dlq.connect"], _ = connect_letters(cfg)
     return out
 
 
-def _connect_letters(cfg: Config) -> collections.Counter:
+def connect_letters(cfg: Config) -> tuple[collections.Counter, dict[str, set[tuple[int, int]]]]:
+    """dlq.connect's letters: counted by 'source topic: cause', and {source topic -> {(partition, offset)}}."""
     counts: collections.Counter = collections.Counter()
+    where: dict[str, set[tuple[int, int]]] = collections.defaultdict(set)
     topic = "dlq.connect"
     consumer = Consumer(
         client_conf(cfg, **{"group.id": f"reconcile-dlq-{time.time_ns()}", "enable.auto.commit": False})
@@ -195,7 +200,7 @@ def _connect_letters(cfg: Config) -> collections.Counter:
     try:
         meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
         if meta is None or not meta.partitions:
-            return counts
+            return counts, where
         ends = high_watermarks(cfg, topic, list(meta.partitions))
         remaining = {p: e for p, e in ends.items() if e > 0}
         consumer.assign([TopicPartition(topic, p, 0) for p in remaining])
@@ -207,6 +212,10 @@ def _connect_letters(cfg: Config) -> collections.Counter:
                 h = {k: (v or b"").decode(errors="replace") for k, v in (msg.headers() or [])}
                 cause = h.get("__connect.errors.exception.class.name", "unknown").rsplit(".", 1)[-1]
                 counts[f"{h.get('__connect.errors.topic', '?')}: {cause}"] += 1
+                if h.get("__connect.errors.partition", "").isdigit() and h.get("__connect.errors.offset", "").isdigit():
+                    where[h["__connect.errors.topic"]].add(
+                        (int(h["__connect.errors.partition"]), int(h["__connect.errors.offset"]))
+                    )
                 if msg.offset() + 1 >= remaining.get(msg.partition(), 0):
                     remaining.pop(msg.partition(), None)
     finally:
@@ -289,13 +298,14 @@ def reconcile_stack(cfg: Config, *, timeout: float = 300.0) -> Report:
     orders = read_topic(cfg, "orders", until=order_ends)
     results = read_topic(cfg, "order-results", until=ends["order-results"])
     events = read_topic(cfg, "order-events", until=ends["order-events"])
+    rep.dead_letters = dead_letters(cfg)
+    _, by_connect = connect_letters(cfg)
+    positions = read_topic(cfg, POSITIONS, decode=False, until=ends[POSITIONS])
     targets = {
-        "order-results": after_last_records(results),
-        "order-events": after_last_records(events),
-        POSITIONS: after_last_records(read_topic(cfg, POSITIONS, decode=False, until=ends[POSITIONS])),
+        t: after_last_records(msgs, by_connect.get(t, set()))
+        for t, msgs in (("order-results", results), ("order-events", events), (POSITIONS, positions))
     }
     rep.sync_behind = wait_synced(cfg, SINK, SYNCED, timeout, targets=targets)
-    rep.dead_letters = dead_letters(cfg)
     lettered = {
         (m.value["source_partition"], m.value["source_offset"])
         for m in read_topic(cfg, "dlq.streams")
