@@ -220,7 +220,7 @@ def connect_letters(cfg: Config) -> tuple[collections.Counter, dict[str, set[tup
                     remaining.pop(msg.partition(), None)
     finally:
         consumer.close()
-    return counts
+    return counts, where
 
 
 _FILLS = """
