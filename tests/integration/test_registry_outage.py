@@ -19,6 +19,21 @@ from .conftest import launcher
 from .test_connectors import postgres_rows, wait_for
 
 
+def every_result_in_postgres(stack, tag: str, orders: int) -> None:
+    """Once the flow has drained, each of the run's orders has its result, and Postgres holds each one."""
+    wait_drained(stack, timeout=240)
+    decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
+    assert decided == orders
+    wait_for(
+        lambda: (
+            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0]
+            == decided
+        ),
+        timeout=180,
+        what="every result in Postgres",
+    )
+
+
 def test_a_registry_down_for_10_seconds_under_load_loses_and_dead_letters_nothing(stack, stack_env, world, gateway_for):
     tag = f"reg{uuid.uuid4().hex[:6]}"
     gen = OrderGenerator(world, 31, run_tag=tag, today=world.as_of)
@@ -99,17 +114,7 @@ def test_the_connectors_ride_out_a_registry_outage_longer_than_they_hold_a_schem
         launcher(stack_env, "up", "--no-install", "registry")
     produced.join(120)
 
-    wait_drained(stack, timeout=240)
-    decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
-    assert decided == len(orders)
-    wait_for(
-        lambda: (
-            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0]
-            == decided
-        ),
-        timeout=120,
-        what="every result in Postgres",
-    )
+    every_result_in_postgres(stack, tag, len(orders))
     assert member_events() >= events_before + 2, "the change made while the registry was down arrived"
     assert check(stack) == [], "every connector and task still running"
     assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before
@@ -137,16 +142,6 @@ def test_a_connect_worker_started_while_the_registry_is_down_waits_for_it_and_de
         launcher(stack_env, "up", "--no-install", "registry")
     produced.join(120)
 
-    wait_drained(stack, timeout=240)
-    decided = len(read_topic(stack, "order-results", keys=lambda k: k.partition("|")[2].startswith(tag)))
-    assert decided == len(orders)
-    wait_for(
-        lambda: (
-            postgres_rows(stack, "SELECT count(*) FROM order_results WHERE order_id LIKE %s", tag + "%")[0][0]
-            == decided
-        ),
-        timeout=180,
-        what="every result in Postgres",
-    )
+    every_result_in_postgres(stack, tag, len(orders))
     assert check(stack) == [], "every connector and task still running"
     assert len(read_topic(stack, "dlq.connect", decode=False)) == letters_before
