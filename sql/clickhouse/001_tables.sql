@@ -211,15 +211,14 @@ CREATE TABLE IF NOT EXISTS cost_lines (
 ) ENGINE = ReplacingMergeTree ORDER BY (run_id, step, kind, name);
 
 -- Each run's figures, as the scaling report reads them: orders/s are a capacity search's sustained capacity
--- through the gateway (not a floor: a search that never broke found no capacity, nor its rungs' average), else
--- a drain's rate, else
--- what the collector counted (a Locust or bench run); revaluations/s are a P&L run's positions revalued per
--- second, else the collector's count. A run of a lab step carries its step's number and architecture.
+-- through the gateway (a search that never broke, or never held, has none: not its rungs' average), else a
+-- drain's rate, else what the collector counted (a Locust or bench run); revaluations/s are a P&L run's
+-- positions revalued per second, else the collector's count. A lab step's run carries its architecture.
 CREATE VIEW IF NOT EXISTS run_figures AS
 SELECT r.run_id AS run_id, r.kind AS kind, r.scale_step AS scale_step, r.started AS started,
        if(e.architecture = '', 'streams', e.architecture) AS architecture,
-       multiIf(cap.run_id != '' OR fl.run_id != '', if(cap.value > 0 AND fl.value = 0, cap.value, 0), d.value > 0, d.value,
-               q.orders_per_s) AS orders_per_s,
+       multiIf(cap.run_id != '' OR fl.run_id != '', if(cap.value > 0 AND fl.value = 0, cap.value, 0),
+               d.value > 0, d.value, q.orders_per_s) AS orders_per_s,
        if(pv.value > 0, pv.value, q.pnl_per_s) AS pnl_per_s
 FROM runs AS r FINAL
 LEFT JOIN (SELECT run_id, any(architecture) AS architecture FROM experiment_runs FINAL GROUP BY run_id) AS e

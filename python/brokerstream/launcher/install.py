@@ -187,8 +187,7 @@ def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
         if old.name not in wanted:
             old.unlink()
     for name, path in wanted.items():
-        if not (target / name).exists() or (target / name).read_bytes() != path.read_bytes():
-            shutil.copy2(path, target / name)
+        _copy_if_changed(path, target / name)
     say(TAG, f"connect plugin: brokerstream-postgres-sink in {target}")
     # The registry-faults converter wraps the Apicurio one, so it lives in that plugin's folder (one
     # classloader sees both); its own ServiceLoader manifest names it.
@@ -198,9 +197,14 @@ def connect_sink_plugin(cfg: Config, layout: Layout) -> None:
     beside = layout.connect_plugins / "apicurio-avro-converter"
     if not beside.is_dir():
         raise StepFailed(f"{beside} is missing: the connect plugins step makes it")
-    if not (beside / wrapper.name).exists() or (beside / wrapper.name).read_bytes() != wrapper.read_bytes():
-        shutil.copy2(wrapper, beside / wrapper.name)
+    _copy_if_changed(wrapper, beside / wrapper.name)
     say(TAG, f"connect plugin: the registry-faults converter in {beside}")
+
+
+def _copy_if_changed(source: Path, target: Path) -> None:
+    """A running worker's loaded jar is replaced only when it differs."""
+    if not target.exists() or target.read_bytes() != source.read_bytes():
+        shutil.copy2(source, target)
 
 
 def _go(layout: Layout) -> tuple[str, dict[str, str]]:

@@ -176,8 +176,8 @@ def wait_synced(
         time.sleep(0.5)
 
 
-def dead_letters(cfg: Config) -> dict[str, collections.Counter]:
-    """{dlq topic -> Counter of 'source topic: cause'}."""
+def dead_letters(cfg: Config, connect: collections.Counter | None = None) -> dict[str, collections.Counter]:
+    """{dlq topic -> Counter of 'source topic: cause'}; dlq.connect's counts are `connect` when read already."""
     out: dict[str, collections.Counter] = {}
     for topic in ("dlq.streams", "dlq.ticks"):
         counts: collections.Counter = collections.Counter()
@@ -185,7 +185,7 @@ def dead_letters(cfg: Config) -> dict[str, collections.Counter]:
             if m.value:
                 counts[f"{m.value['source_topic']}: {m.value['error_class'].rsplit('.', 1)[-1]}"] += 1
         out[topic] = counts
-    out["dlq.connect"], _ = connect_letters(cfg)
+    out["dlq.connect"] = connect if connect is not None else connect_letters(cfg)[0]
     return out
 
 
@@ -287,19 +287,17 @@ def check_books(conn, baseline_schema: str = "baseline") -> tuple[int, int, int,
 
 def reconcile_stack(cfg: Config, *, timeout: float = 300.0) -> Report:
     rep = Report()
-    # One cut through the topics, read to the ends Postgres was waited for: a result written after it is
-    # neither compared nor missed. The orders' ends are taken first, so each order read had its chance to
-    # be decided before the results' ends were taken.
-    # The sync is waited for up to the last record of each partition below the cut, exactly (its offsets
-    # stand after the last record they wrote; a partition's end can be a commit marker or an aborted
-    # transaction that no record fills).
+    # One cut through the topics, each read to its end as taken here: what the flow writes after it is neither
+    # compared nor reported missing. An order taken just before the cut may still be undecided, so the proof
+    # is meant for a flow that has drained. The sync is waited for up to the last record of each partition
+    # below the cut, exactly (a partition's end can be a commit marker or an aborted transaction).
     order_ends = topic_ends(cfg, ("orders",))["orders"]
     ends = topic_ends(cfg, SYNCED)
     orders = read_topic(cfg, "orders", until=order_ends)
     results = read_topic(cfg, "order-results", until=ends["order-results"])
     events = read_topic(cfg, "order-events", until=ends["order-events"])
-    rep.dead_letters = dead_letters(cfg)
-    _, by_connect = connect_letters(cfg)
+    connect_counts, by_connect = connect_letters(cfg)
+    rep.dead_letters = dead_letters(cfg, connect_counts)
     positions = read_topic(cfg, POSITIONS, decode=False, until=ends[POSITIONS])
     targets = {
         t: after_last_records(msgs, by_connect.get(t, set()))

@@ -241,10 +241,8 @@ public final class PostgresSinkTask extends SinkTask {
           unread.add(new TopicPartition(r.topic(), r.kafkaPartition()));
         }
         readOffsets(c);
-        Set<TopicPartition> behind = fellBehind(had);
-        if (!behind.isEmpty()) {
-          records = without(records, behind);
-        }
+        fellBehind(had);
+        records = awaitingReplay(records);
         if (fenced > 3) {
           throw new SQLException("the sink's offsets keep moving under it", "40001");
         }
@@ -300,12 +298,11 @@ public final class PostgresSinkTask extends SinkTask {
   }
 
   /**
-   * The partitions whose offsets Postgres now holds below what this task wrote (or holds no
-   * longer): each is sought back to where Postgres stands (the start, when its row is gone), so
-   * nothing between there and the batch in hand is skipped.
+   * The partitions whose offsets Postgres now holds below what this task wrote (or holds no longer)
+   * are sought back to where Postgres stands (the start, when its row is gone) and await their
+   * replay, so nothing between there and the batch in hand is skipped.
    */
-  private Set<TopicPartition> fellBehind(Map<TopicPartition, Long> had) {
-    Set<TopicPartition> behind = new HashSet<>();
+  private void fellBehind(Map<TopicPartition, Long> had) {
     for (Map.Entry<TopicPartition, Long> e : had.entrySet()) {
       TopicPartition tp = e.getKey();
       Long now = next.get(tp);
@@ -313,7 +310,6 @@ public final class PostgresSinkTask extends SinkTask {
         long from = now == null ? 0L : now; // absent stays absent: its first write inserts the row
         context.offset(tp, from);
         replaying.put(tp, new Replay(from));
-        behind.add(tp);
         log.warn(
             "Postgres holds {} up to offset {}, below the {} this task wrote (a failover lost"
                 + " commits?): replaying from there",
@@ -322,7 +318,6 @@ public final class PostgresSinkTask extends SinkTask {
             e.getValue());
       }
     }
-    return behind;
   }
 
   /** The records of partitions other than `dropped`, in their order. */
